@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make              modules (bloom.ko, bloom_kunit.ko) and userspace tools
+#   make check        everything: deps, kernel, builds, unit tests, fuzzing,
+#                     KUnit and integration tests in the QEMU guest
+#   make compat-check build the modules against Debian's 6.1 and 6.12 headers
+#   make bench        native benchmarks of the filter core
+#
+# KDIR defaults to the running kernel's build tree when there is one, and
+# otherwise to the project's own test kernel (built and cached on demand).
+
+BUILD    := build
+CORE_SRC := $(wildcard module/core/*.c)
+CORE_HDR := $(wildcard module/core/*.h) uapi/bloom.h
+TEST_SRC := tools/tests/kunit_shim.c kunit/geometry_test.c \
+	    kunit/filter_test.c kunit/algebra_test.c kunit/snapshot_test.c
+TEST_HDR := tools/tests/kunit_shim.h kunit/bloom_test.h kunit/vectors.h
+
+CC       ?= cc
+CLANG    ?= clang
+UCFLAGS  := -std=gnu11 -g -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer
+LDLIBS   := -lxxhash
+
+host_kdir := /lib/modules/$(shell uname -r)/build
+kdir = $(or $(KDIR),$(if $(wildcard $(host_kdir)/Makefile),$(host_kdir),$(shell scripts/test-kernel --quiet)))
+
+.PHONY: all modules tools deps check compat-check sparse bench clean unit-test fuzz
+
+all: modules tools
+
+deps:
+	@scripts/deps
+
+modules:
+	$(MAKE) -C $(kdir) M=$(CURDIR) W=1 modules
+
+sparse:
+	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
+
+tools: $(BUILD)/unit-tests $(BUILD)/bench-core
+
+$(BUILD)/unit-tests: $(CORE_SRC) $(CORE_HDR) $(TEST_SRC) $(TEST_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O1 $(SANITIZE) -o $@ $(CORE_SRC) $(TEST_SRC) $(LDLIBS)
+
+$(BUILD)/snapshot-fuzz: tools/tests/snapshot_fuzz.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ tools/tests/snapshot_fuzz.c $(CORE_SRC) $(LDLIBS)
+
+$(BUILD)/bench-core: scripts/bench/core.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/core.c $(CORE_SRC) $(LDLIBS)
+
+$(BUILD)/gen_vectors: tools/tests/gen_vectors.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ tools/tests/gen_vectors.c $(CORE_SRC) $(LDLIBS)
+
+unit-test: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+
+fuzz: $(BUILD)/snapshot-fuzz
+	$(BUILD)/snapshot-fuzz -max_total_time=$(or $(FUZZ_SECONDS),30) \
+		$(BUILD)/fuzz-corpus
+
+bench: $(BUILD)/bench-core
+	scripts/bench/core
+
+check:
+	@scripts/check
+
+compat-check:
+	@scripts/compat-check
+
+clean:
+	rm -rf $(BUILD)
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	find . -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' | xargs rm -f

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: stats, estimates and set algebra against exact set sizes. */
+#include "bloom_test.h"
+
+BT_LAYOUT_PARAMS();
+
+/* Power-of-two probe ranges so that halving applies to every layout. */
+static struct bt_filter *pow2_filter(struct kunit *test, u8 layout)
+{
+	struct bloom_geom g = { .bits = 1 << 18, .hashes = 4, .seed = 11,
+				.layout = layout };
+
+	return bt_filter_new(test, &g);
+}
+
+/* Adds keys [from, to). */
+static void add_range(struct bt_filter *f, u64 from, u64 to)
+{
+	for (; from < to; from++)
+		bt_add(f, from);
+}
+
+static u64 *hist_new(struct kunit *test)
+{
+	u64 *hist = bt_alloc(test, BLOOM_HIST_WORDS * sizeof(u64));
+
+	KUNIT_ASSERT_NOT_NULL(test, hist);
+	return hist;
+}
+
+/* |est - exact| <= exact * pct / 100 */
+#define EXPECT_NEAR_PCT(test, est, exact, pct) do {			\
+		KUNIT_EXPECT_LE(test, (est), (exact) + (exact) * (pct) / 100); \
+		KUNIT_EXPECT_GE(test, (est), (exact) - (exact) * (pct) / 100); \
+	} while (0)
+
+static void stats_estimate_cardinality(struct kunit *test)
+{
+	struct bt_filter *f = pow2_filter(test, *(u8 *)test->param_value);
+	struct bloom_stats st;
+	u64 theory;
+
+	add_range(f, 0, 20000);
+	bloom_stats(&f->c, f->b, hist_new(test), &st);
+	EXPECT_NEAR_PCT(test, st.est_card, 20000ULL, 3);
+	KUNIT_EXPECT_EQ(test, st.inserted, 20000ULL);
+	KUNIT_EXPECT_EQ(test, st.mem_bytes, bloom_array_bytes(&f->c));
+	KUNIT_EXPECT_EQ(test, st.fill_ppb, st.bits_set * BLOOM_PPB / f->c.g.bits);
+	theory = bloom_theory_fpr_ppb(&f->c.g, 20000);
+	EXPECT_NEAR_PCT(test, st.est_fpr_ppb, theory, 10);
+}
+
+static void union_holds_both_sets(struct kunit *test)
+{
+	u8 layout = *(u8 *)test->param_value;
+	struct bt_filter *a = pow2_filter(test, layout);
+	struct bt_filter *b = pow2_filter(test, layout);
+	u64 i, missing = 0, est;
+
+	add_range(a, 0, 15000);
+	add_range(b, 10000, 25000);
+	est = bloom_est_union(&a->c, a->b, b->b, hist_new(test));
+	EXPECT_NEAR_PCT(test, est, 25000ULL, 4);
+	bloom_union(&a->c, a->b, b->b);
+	for (i = 0; i < 25000; i++)
+		missing += !bt_test(a, i);
+	KUNIT_EXPECT_EQ(test, missing, 0ULL);
+}
+
+static void intersection_keeps_common_keys(struct kunit *test)
+{
+	u8 layout = *(u8 *)test->param_value;
+	struct bt_filter *a = pow2_filter(test, layout);
+	struct bt_filter *b = pow2_filter(test, layout);
+	u64 i, missing = 0, stray = 0, est;
+
+	add_range(a, 0, 15000);
+	add_range(b, 10000, 25000);
+	est = bloom_est_intersection(&a->c, a->b, b->b, hist_new(test));
+	EXPECT_NEAR_PCT(test, est, 5000ULL, 10);
+	bloom_intersect(&a->c, a->b, b->b);
+	for (i = 10000; i < 15000; i++)
+		missing += !bt_test(a, i);
+	for (i = 0; i < 10000; i++)
+		stray += bt_test(a, i);
+	KUNIT_EXPECT_EQ(test, missing, 0ULL);
+	/* Keys of A alone survive only where B's bits cover them. */
+	KUNIT_EXPECT_LT(test, stray, 1000ULL);
+}
+
+static void halve_keeps_every_key(struct kunit *test)
+{
+	struct bt_filter *f = pow2_filter(test, *(u8 *)test->param_value);
+	struct bloom_geom half;
+	struct bt_filter *h;
+	u64 i, missing = 0;
+
+	add_range(f, 0, 10000);
+	KUNIT_ASSERT_EQ(test, bloom_halve_geom(&f->c.g, &half), 0);
+	KUNIT_EXPECT_EQ(test, half.bits, f->c.g.bits / 2);
+	h = bt_filter_new(test, &half);
+	bloom_halve(&f->c, f->b, &h->c, h->b);
+	for (i = 0; i < 10000; i++)
+		missing += !bt_test(h, i);
+	KUNIT_EXPECT_EQ(test, missing, 0ULL);
+	KUNIT_EXPECT_EQ(test, bloom_word_read(&h->b->inserted), 10000ULL);
+}
+
+static void halve_rejects_odd_range(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 3 * 512, .hashes = 4 }, out;
+
+	KUNIT_EXPECT_EQ(test, bloom_halve_geom(&g, &out), -EINVAL);
+	g.bits = 512;
+	KUNIT_EXPECT_EQ(test, bloom_halve_geom(&g, &out), -EINVAL);
+	g.layout = BLOOM_LAYOUT_STANDARD;
+	g.bits = 1000;
+	KUNIT_EXPECT_EQ(test, bloom_halve_geom(&g, &out), -EINVAL);
+}
+
+static void combine_refuses_other_geometry(struct kunit *test)
+{
+	struct bt_filter *a = pow2_filter(test, BLOOM_LAYOUT_BLOCKED);
+	struct bloom_core c = a->c;
+
+	KUNIT_EXPECT_EQ(test, bloom_geom_same(&a->c, &c), 0);
+	c.g.seed++;
+	KUNIT_EXPECT_EQ(test, bloom_geom_same(&a->c, &c), -EINVAL);
+	c = a->c;
+	c.g.hashes++;
+	KUNIT_EXPECT_EQ(test, bloom_geom_same(&a->c, &c), -EINVAL);
+	c = a->c;
+	c.g.key_type = BLOOM_KEY_ADDR;
+	KUNIT_EXPECT_EQ(test, bloom_geom_same(&a->c, &c), -EINVAL);
+}
+
+static struct kunit_case algebra_cases[] = {
+	KUNIT_CASE_PARAM(stats_estimate_cardinality, layout_gen_params),
+	KUNIT_CASE_PARAM(union_holds_both_sets, layout_gen_params),
+	KUNIT_CASE_PARAM(intersection_keeps_common_keys, layout_gen_params),
+	KUNIT_CASE_PARAM(halve_keeps_every_key, layout_gen_params),
+	KUNIT_CASE(halve_rejects_odd_range),
+	KUNIT_CASE(combine_refuses_other_geometry),
+	{}
+};
+
+static struct kunit_suite bloom_algebra_suite = {
+	.name = "bloom_algebra",
+	.test_cases = algebra_cases,
+};
+
+kunit_test_suites(&bloom_algebra_suite);

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: geometry validation, sizing and the theoretical rate. */
+#include "bloom_test.h"
+
+struct bad_geom_case {
+	const char *desc;
+	struct bloom_geom g;
+	int err;
+};
+
+static const struct bad_geom_case bad_geom_cases[] = {
+	{ "k zero", { .bits = 1024, .hashes = 0 }, -EINVAL },
+	{ "k over max", { .bits = 1024, .hashes = BLOOM_MAX_HASHES + 1 },
+	  -EINVAL },
+	{ "m below min", { .bits = 32, .hashes = 3,
+	  .layout = BLOOM_LAYOUT_STANDARD }, -EINVAL },
+	{ "m over cap", { .bits = BLOOM_MAX_BITS + 512, .hashes = 3 }, -E2BIG },
+	{ "counting m over cap", { .bits = BLOOM_MAX_BITS / 2, .hashes = 3,
+	  .layout = BLOOM_LAYOUT_COUNTING }, -E2BIG },
+	{ "blocked m not whole blocks", { .bits = 1000, .hashes = 3 },
+	  -EINVAL },
+	{ "partitioned m not k slices", { .bits = 1000, .hashes = 3,
+	  .layout = BLOOM_LAYOUT_PARTITIONED }, -EINVAL },
+	{ "unknown layout", { .bits = 1024, .hashes = 3,
+	  .layout = BLOOM_LAYOUT_MAX }, -EINVAL },
+	{ "unknown key type", { .bits = 1024, .hashes = 3,
+	  .key_type = BLOOM_KEY_MAX }, -EINVAL },
+	{ "unknown flag", { .bits = 1024, .hashes = 3, .flags = 0x8000 },
+	  -EINVAL },
+};
+
+static void bad_geom_desc(const struct bad_geom_case *t, char *desc)
+{
+	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad_geom, bad_geom_cases, bad_geom_desc);
+
+static void geom_check_rejects_bad_geometry(struct kunit *test)
+{
+	const struct bad_geom_case *t = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, bloom_geom_check(&t->g), t->err);
+}
+
+static void geom_check_accepts_largest(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 1ULL << 34, .hashes = 8 };
+	u8 layout;
+
+	for (layout = 0; layout < BLOOM_LAYOUT_MAX; layout++) {
+		g.layout = layout;
+		KUNIT_EXPECT_EQ(test, bloom_geom_check(&g), 0);
+	}
+}
+
+struct size_case {
+	u64 n;
+	u64 ppb;
+	u8 layout;
+};
+
+#define SIZES(l) \
+	{ 1000, 10000000, l }, { 1000000, 10000000, l }, \
+	{ 100000, 1000000, l }, { 50000, 100000000, l }, \
+	{ 10000000, 100000, l }, { 1, 500000000, l }
+
+static const struct size_case size_cases[] = {
+	SIZES(BLOOM_LAYOUT_BLOCKED), SIZES(BLOOM_LAYOUT_STANDARD),
+	SIZES(BLOOM_LAYOUT_PARTITIONED), SIZES(BLOOM_LAYOUT_COUNTING),
+};
+
+static void size_desc(const struct size_case *t, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s n=%llu fpr=%llu ppb",
+		 bt_layout_names[t->layout], (unsigned long long)t->n,
+		 (unsigned long long)t->ppb);
+}
+
+KUNIT_ARRAY_PARAM(size, size_cases, size_desc);
+
+/* Bits per key can never beat log2(1/e) / ln 2 ~ 1.44 log2(1/e). */
+static u64 info_bound_milli(u64 ppb)
+{
+	s64 ln_inv = bloom_fx_ln(BLOOM_PPB << 32) - bloom_fx_ln(ppb << 32);
+
+	/* ln(1/e) / ln(2)^2, in thousandths of a bit */
+	return bloom_mul_div((u64)ln_inv, 1000 * 1000000ULL, 480453ULL << 32);
+}
+
+static void geom_size_is_smallest_meeting_target(struct kunit *test)
+{
+	const struct size_case *t = test->param_value;
+	struct bloom_geom g = {}, smaller;
+	u64 unit, milli;
+
+	KUNIT_ASSERT_EQ(test, bloom_geom_size(t->n, t->ppb, t->layout, &g), 0);
+	KUNIT_EXPECT_EQ(test, bloom_geom_check(&g), 0);
+	KUNIT_EXPECT_LE(test, bloom_theory_fpr_ppb(&g, t->n), t->ppb);
+
+	/* One unit less with the same k misses the target (or the minimum). */
+	unit = t->layout == BLOOM_LAYOUT_BLOCKED ? BLOOM_BLOCK_BITS :
+	       t->layout == BLOOM_LAYOUT_PARTITIONED ? g.hashes : 1;
+	smaller = g;
+	smaller.bits -= unit;
+	if (smaller.bits >= BLOOM_MIN_BITS)
+		KUNIT_EXPECT_GT(test, bloom_theory_fpr_ppb(&smaller, t->n),
+				t->ppb - t->ppb / 10000);
+
+	milli = bloom_mul_div(g.bits, 1000, t->n);
+	if (t->n >= 1000)
+		KUNIT_EXPECT_GE(test, milli, info_bound_milli(t->ppb));
+}
+
+static void geom_size_meets_acceptance_bounds(struct kunit *test)
+{
+	struct bloom_geom g = {};
+
+	KUNIT_ASSERT_EQ(test, bloom_geom_size(1000000, 10000000,
+					      BLOOM_LAYOUT_STANDARD, &g), 0);
+	KUNIT_EXPECT_LE(test, g.bits, 9600000ULL);
+	KUNIT_EXPECT_EQ(test, g.hashes, 7U);
+	KUNIT_ASSERT_EQ(test, bloom_geom_size(1000000, 10000000,
+					      BLOOM_LAYOUT_BLOCKED, &g), 0);
+	KUNIT_EXPECT_LE(test, g.bits, 10000000ULL);
+	KUNIT_EXPECT_GT(test, g.bits, 9600000ULL);
+}
+
+struct bad_size_case {
+	const char *desc;
+	u64 n, ppb;
+	u8 layout;
+	int err;
+};
+
+static const struct bad_size_case bad_size_cases[] = {
+	{ "n zero", 0, 10000000, 0, -EINVAL },
+	{ "rate zero", 1000, 0, 0, -EINVAL },
+	{ "rate over half", 1000, 500000001, 0, -EINVAL },
+	{ "unknown layout", 1000, 10000000, BLOOM_LAYOUT_MAX, -EINVAL },
+	{ "beyond the cap", 1ULL << 40, 10000000, 0, -E2BIG },
+	{ "too many for the rate", 1ULL << 36, 1, 0, -E2BIG },
+};
+
+static void bad_size_desc(const struct bad_size_case *t, char *desc)
+{
+	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad_size, bad_size_cases, bad_size_desc);
+
+static void geom_size_rejects_absurd_requests(struct kunit *test)
+{
+	const struct bad_size_case *t = test->param_value;
+	struct bloom_geom g = {};
+
+	KUNIT_EXPECT_EQ(test, bloom_geom_size(t->n, t->ppb, t->layout, &g),
+			t->err);
+}
+
+static void theory_fpr_matches_closed_form(struct kunit *test)
+{
+	/* m = 9585059, k = 7, n = 10^6: (1 - e^(-kn/m))^k = 1.0039 % */
+	struct bloom_geom g = { .bits = 9585059, .hashes = 7,
+				.layout = BLOOM_LAYOUT_STANDARD };
+	u64 ppb = bloom_theory_fpr_ppb(&g, 1000000);
+
+	KUNIT_EXPECT_GE(test, ppb, 10030000ULL);
+	KUNIT_EXPECT_LE(test, ppb, 10050000ULL);
+	KUNIT_EXPECT_EQ(test, bloom_theory_fpr_ppb(&g, 0), 0ULL);
+}
+
+static struct kunit_case geometry_cases[] = {
+	KUNIT_CASE_PARAM(geom_check_rejects_bad_geometry, bad_geom_gen_params),
+	KUNIT_CASE(geom_check_accepts_largest),
+	KUNIT_CASE_PARAM(geom_size_is_smallest_meeting_target,
+			 size_gen_params),
+	KUNIT_CASE(geom_size_meets_acceptance_bounds),
+	KUNIT_CASE_PARAM(geom_size_rejects_absurd_requests,
+			 bad_size_gen_params),
+	KUNIT_CASE(theory_fpr_matches_closed_form),
+	{}
+};
+
+static struct kunit_suite bloom_geometry_suite = {
+	.name = "bloom_geometry",
+	.test_cases = geometry_cases,
+};
+
+kunit_test_suites(&bloom_geometry_suite);

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filter core: geometry and sizing, hashing, the four layouts, stats,
+ * set algebra and snapshots. Plain C shared by bloom.ko and userspace;
+ * every environment-specific call goes through bloom_port.h.
+ */
+#ifndef _BLOOM_CORE_H
+#define _BLOOM_CORE_H
+
+#include "bloom_port.h"
+#include "../../uapi/bloom.h"
+
+#define BLOOM_BLOCK_BITS	512
+#define BLOOM_MIN_BITS		64
+#define BLOOM_MAX_BITS		(1ULL << 37)	/* 16 GiB of array */
+#define BLOOM_MAX_HASHES	32
+#define BLOOM_PPB		1000000000ULL	/* rates are parts per 10^9 */
+
+/* What a user asks for; fixed at creation. */
+struct bloom_geom {
+	u64	bits;		/* m: bits, or counters for counting */
+	u64	seed;
+	u32	hashes;		/* k */
+	u8	layout;		/* enum bloom_layout */
+	u8	key_type;	/* enum bloom_key_type */
+	u16	flags;		/* BLOOM_F_* */
+};
+
+/* The geometry plus what probing derives from it; immutable. */
+struct bloom_core {
+	struct bloom_geom g;
+	u64	nwords;		/* 64-bit words in the array */
+	u64	range;		/* m, blocks (blocked) or slice length (partitioned) */
+};
+
+/*
+ * The contents of a filter: cleared, swapped and restored as one unit.
+ * All fields are updated atomically and read locklessly.
+ */
+struct bloom_bits {
+	bloom_word_t	inserted;		/* successful adds */
+	bloom_word_t	plens[BLOOM_PLEN_WORDS];	/* net: lengths held */
+	bloom_word_t	words[];
+};
+
+struct bloom_stats {
+	u64	bits_set;	/* set bits, or non-zero counters */
+	u64	fill_ppb;	/* bits_set / m */
+	u64	est_card;	/* estimated distinct keys; U64_MAX when full */
+	u64	est_fpr_ppb;	/* false-positive rate for the current fill */
+	u64	inserted;
+	u64	mem_bytes;	/* array bytes */
+};
+
+/* geometry.c */
+int bloom_geom_check(const struct bloom_geom *g);
+int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
+		    struct bloom_geom *g);
+void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g);
+u64 bloom_array_bytes(const struct bloom_core *c);
+int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b);
+u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n);
+u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n);
+
+/* filter.c: single keys by hash; hash with bloom_hash() */
+static inline u64 bloom_hash(const struct bloom_core *c, const void *key,
+			     size_t len)
+{
+	return bloom_xxh64(key, len, c->g.seed);
+}
+
+bool bloom_add_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h);
+bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
+		     u64 h);
+int bloom_del_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h);
+u32 bloom_count_hash(const struct bloom_core *c, const struct bloom_bits *b,
+		     u64 h);
+u32 bloom_add_batch(const struct bloom_core *c, struct bloom_bits *b,
+		    const u64 *h, u32 n);
+u32 bloom_test_batch(const struct bloom_core *c, const struct bloom_bits *b,
+		     const u64 *h, u32 n, u64 *present);
+void bloom_bits_clear(const struct bloom_core *c, struct bloom_bits *b);
+void bloom_note_plen(struct bloom_bits *b, unsigned int plen);
+
+/* stats.c: stats, estimates and set algebra */
+#define BLOOM_HIST_WORDS	(BLOOM_BLOCK_BITS + 1)	/* scratch for these */
+void bloom_stats(const struct bloom_core *c, const struct bloom_bits *b,
+		 u64 *hist, struct bloom_stats *st);
+u64 bloom_est_union(const struct bloom_core *c, const struct bloom_bits *a,
+		    const struct bloom_bits *b, u64 *hist);
+u64 bloom_est_intersection(const struct bloom_core *c,
+			   const struct bloom_bits *a,
+			   const struct bloom_bits *b, u64 *hist);
+void bloom_union(const struct bloom_core *c, struct bloom_bits *dst,
+		 const struct bloom_bits *src);
+void bloom_intersect(const struct bloom_core *c, struct bloom_bits *dst,
+		     const struct bloom_bits *src);
+int bloom_halve_geom(const struct bloom_geom *in, struct bloom_geom *out);
+void bloom_halve(const struct bloom_core *from, const struct bloom_bits *src,
+		 const struct bloom_core *to, struct bloom_bits *dst);
+
+/* snapshot.c */
+struct bloom_snap_info {
+	struct bloom_geom geom;
+	u64	inserted;
+	u64	plens[BLOOM_PLEN_WORDS];
+	u64	payload_len;
+	u64	checksum;
+};
+
+int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
+			 struct bloom_snap_info *info);
+void bloom_snap_make_hdr(const struct bloom_core *c,
+			 const struct bloom_bits *b, struct bloom_snap_hdr *h);
+void bloom_snap_csum_begin(bloom_hash_state *st,
+			   const struct bloom_snap_hdr *h);
+void bloom_words_to_le(const bloom_word_t *w, __le64 *out, u64 n);
+void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n);
+const char *bloom_snap_strerror(int err);
+
+/* fixmath.c: Q32.32 fixed point, enough for sizing and estimates */
+#define BLOOM_FX_ONE	(1LL << 32)
+s64 bloom_fx_ln(u64 x);
+u64 bloom_fx_exp(s64 x);
+
+#endif /* _BLOOM_CORE_H */

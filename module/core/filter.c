@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probing: add, test, delete and count for each layout, single and
+ * batched. One xxh64 per key; the probe positions derive from it.
+ *
+ * Lock-free: bits are set with one atomic OR per 64-bit word and
+ * counters change by cmpxchg loops, so concurrent adds never lose each
+ * other's bits, and an add that has returned is visible to every later
+ * test (atomic RMW is fully ordered). Readers take no lock and never
+ * sleep; a reader racing with an add may miss that add, which had not
+ * completed.
+ */
+#include "bloom_core.h"
+
+#define GOLDEN		0x9e3779b97f4a7c15ULL
+#define BATCH_GROUP	16	/* keys whose misses are overlapped */
+#define NIBBLES		0x1111111111111111ULL
+
+/* A 64-bit finaliser with full avalanche (MurmurHash3's fmix64). */
+static inline u64 mix64(u64 z)
+{
+	z ^= z >> 33;
+	z *= 0xff51afd7ed558ccdULL;
+	z ^= z >> 33;
+	z *= 0xc4ceb9fe1a85ec53ULL;
+	z ^= z >> 33;
+	return z;
+}
+
+/*
+ * Double hashing (Kirsch-Mitzenmacher) over a large range: probe i is
+ * the top bits of a + i * b scaled to the range (multiply-shift, so any
+ * m works and halving m halves every position).
+ */
+static inline u64 probe(u64 a, u64 b, u32 i, u64 range)
+{
+	return bloom_mulhi(a + i * b, range);
+}
+
+/*
+ * Blocked: the block is the top bits of h scaled to the number of
+ * blocks; the k positions inside the 512-bit block are independent
+ * 9-bit fields of a mixed copy of h. Inside so small a range double
+ * hashing would correlate the probes and raise the false-positive rate.
+ */
+static inline u64 block_index(const struct bloom_core *c, u64 h)
+{
+	return bloom_mulhi(h, c->range) * (BLOOM_BLOCK_BITS / 64);
+}
+
+static inline void block_masks(u32 k, u64 h, u64 mask[8])
+{
+	u64 s = mix64(h);
+	u32 i, left = 7;
+
+	memset(mask, 0, 8 * sizeof(u64));
+	for (i = 0; i < k; i++) {
+		if (!left) {
+			s = mix64(s + GOLDEN);
+			left = 7;
+		}
+		mask[(s >> 6) & 7] |= 1ULL << (s & 63);
+		s >>= 9;
+		left--;
+	}
+}
+
+/* Bit position of probe @i for the standard and partitioned layouts. */
+static inline u64 bit_pos(const struct bloom_core *c, u64 h, u64 b, u32 i)
+{
+	if (c->g.layout == BLOOM_LAYOUT_PARTITIONED)
+		return i * c->range + probe(h, b, i, c->range);
+	return probe(h, b, i, c->range);
+}
+
+static bool blocked_add(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h)
+{
+	bloom_word_t *w = &b->words[block_index(c, h)];
+	bool new = false;
+	u64 mask[8];
+	int i;
+
+	block_masks(c->g.hashes, h, mask);
+	for (i = 0; i < 8; i++) {
+		/* Read first: a word already holding the bits is not dirtied. */
+		if (mask[i] && (bloom_word_read(&w[i]) & mask[i]) != mask[i])
+			new |= (bloom_word_fetch_or(&w[i], mask[i]) & mask[i]) !=
+				mask[i];
+	}
+	return new;
+}
+
+static bool blocked_test(const struct bloom_core *c,
+			 const struct bloom_bits *b, u64 h)
+{
+	const bloom_word_t *w = &b->words[block_index(c, h)];
+	u64 mask[8];
+	int i;
+
+	block_masks(c->g.hashes, h, mask);
+	for (i = 0; i < 8; i++)
+		if ((bloom_word_read(&w[i]) & mask[i]) != mask[i])
+			return false;
+	return true;
+}
+
+static bool bits_add(const struct bloom_core *c, struct bloom_bits *b, u64 h)
+{
+	u64 step = mix64(h) | 1;
+	bool new = false;
+	u32 i;
+
+	for (i = 0; i < c->g.hashes; i++) {
+		u64 pos = bit_pos(c, h, step, i);
+		bloom_word_t *w = &b->words[pos / 64];
+		u64 bit = 1ULL << (pos % 64);
+
+		if (!(bloom_word_read(w) & bit))
+			new |= !(bloom_word_fetch_or(w, bit) & bit);
+	}
+	return new;
+}
+
+static bool bits_test(const struct bloom_core *c, const struct bloom_bits *b,
+		      u64 h)
+{
+	u64 step = mix64(h) | 1;
+	u32 i;
+
+	for (i = 0; i < c->g.hashes; i++) {
+		u64 pos = bit_pos(c, h, step, i);
+
+		if (!(bloom_word_read(&b->words[pos / 64]) & (1ULL << (pos % 64))))
+			return false;
+	}
+	return true;
+}
+
+/* Counting: 16 four-bit counters per word; 15 is sticky (saturated). */
+static inline u32 counter_get(const struct bloom_bits *b, u64 pos)
+{
+	return (bloom_word_read(&b->words[pos / 16]) >> (pos % 16 * 4)) & 15;
+}
+
+/* Add @delta (+1 or -1) unless the counter is saturated or would go below
+ * zero; returns the value before.
+ */
+static u32 counter_step(struct bloom_bits *b, u64 pos, int delta)
+{
+	bloom_word_t *w = &b->words[pos / 16];
+	unsigned int shift = pos % 16 * 4;
+	u64 old = bloom_word_read(w), new;
+	u32 v;
+
+	do {
+		v = (old >> shift) & 15;
+		if (v == 15 || (delta < 0 && !v))
+			return v;
+		new = old + ((u64)1 << shift) * (delta > 0 ? 1 : -1);
+	} while (!bloom_word_cmpxchg(w, &old, new));
+	return v;
+}
+
+static bool counting_add(const struct bloom_core *c, struct bloom_bits *b,
+			 u64 h)
+{
+	u64 step = mix64(h) | 1;
+	bool new = false;
+	u32 i;
+
+	for (i = 0; i < c->g.hashes; i++)
+		new |= !counter_step(b, probe(h, step, i, c->range), 1);
+	return new;
+}
+
+/**
+ * bloom_count_hash() - how often a key was added (counting layout)
+ * @c: the filter's core
+ * @b: its contents
+ * @h: bloom_hash() of the key
+ *
+ * Return: the smallest of the key's counters: an upper bound on the
+ * number of adds of the key, 15 when saturated, 0 for other layouts
+ * when absent and 1 when present.
+ */
+u32 bloom_count_hash(const struct bloom_core *c, const struct bloom_bits *b,
+		     u64 h)
+{
+	u64 step = mix64(h) | 1;
+	u32 i, least = 15;
+
+	if (c->g.layout != BLOOM_LAYOUT_COUNTING)
+		return bloom_test_hash(c, b, h);
+	for (i = 0; i < c->g.hashes && least; i++)
+		least = min(least, counter_get(b, probe(h, step, i, c->range)));
+	return least;
+}
+
+/**
+ * bloom_add_hash() - add a key
+ * @c: the filter's core
+ * @b: its contents
+ * @h: bloom_hash() of the key
+ *
+ * Safe from any context, concurrently with every other operation.
+ *
+ * Return: true if the key was new: it did not test present before.
+ */
+bool bloom_add_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
+{
+	bool new;
+
+	switch (c->g.layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		new = blocked_add(c, b, h);
+		break;
+	case BLOOM_LAYOUT_COUNTING:
+		new = counting_add(c, b, h);
+		break;
+	default:
+		new = bits_add(c, b, h);
+	}
+	bloom_word_add(&b->inserted, 1);
+	return new;
+}
+
+/**
+ * bloom_test_hash() - test a key
+ * @c: the filter's core
+ * @b: its contents
+ * @h: bloom_hash() of the key
+ *
+ * Lockless; safe from any context. Never false for a completed add.
+ *
+ * Return: true if the key may be present, false if it is surely absent.
+ */
+bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
+		     u64 h)
+{
+	switch (c->g.layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		return blocked_test(c, b, h);
+	case BLOOM_LAYOUT_COUNTING:
+		return bloom_count_hash(c, b, h) > 0;
+	default:
+		return bits_test(c, b, h);
+	}
+}
+
+/**
+ * bloom_del_hash() - delete a key (counting layout)
+ * @c: the filter's core
+ * @b: its contents
+ * @h: bloom_hash() of the key
+ *
+ * Decrements the key's counters; saturated counters stay at 15. Deleting
+ * a key that was never added can remove other keys: callers delete only
+ * what they added.
+ *
+ * Return: 0, -ENOENT if the key tests absent, -EOPNOTSUPP for layouts
+ * without counters.
+ */
+int bloom_del_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
+{
+	u64 step = mix64(h) | 1;
+	u32 i;
+
+	if (c->g.layout != BLOOM_LAYOUT_COUNTING)
+		return -EOPNOTSUPP;
+	if (!bloom_count_hash(c, b, h))
+		return -ENOENT;
+	for (i = 0; i < c->g.hashes; i++)
+		counter_step(b, probe(h, step, i, c->range), -1);
+	bloom_word_add(&b->inserted, (u64)-1);
+	return 0;
+}
+
+static void prefetch_key(const struct bloom_core *c,
+			 const struct bloom_bits *b, u64 h)
+{
+	u64 step = mix64(h) | 1;
+	u32 i;
+
+	switch (c->g.layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		bloom_prefetch(&b->words[block_index(c, h)]);
+		return;
+	case BLOOM_LAYOUT_COUNTING:
+		for (i = 0; i < c->g.hashes; i++)
+			bloom_prefetch(&b->words[probe(h, step, i, c->range) / 16]);
+		return;
+	default:
+		for (i = 0; i < c->g.hashes; i++)
+			bloom_prefetch(&b->words[bit_pos(c, h, step, i) / 64]);
+	}
+}
+
+/**
+ * bloom_add_batch() - add many keys, overlapping their cache misses
+ * @c: the filter's core
+ * @b: its contents
+ * @h: bloom_hash() of each key
+ * @n: number of keys
+ *
+ * Return: how many keys were new.
+ */
+u32 bloom_add_batch(const struct bloom_core *c, struct bloom_bits *b,
+		    const u64 *h, u32 n)
+{
+	u32 i, j, end, new = 0;
+
+	for (i = 0; i < n; i = end) {
+		end = min(n, i + BATCH_GROUP);
+		for (j = i; j < end; j++)
+			prefetch_key(c, b, h[j]);
+		for (j = i; j < end; j++)
+			new += bloom_add_hash(c, b, h[j]);
+	}
+	return new;
+}
+
+/**
+ * bloom_test_batch() - test many keys, overlapping their cache misses
+ * @c: the filter's core
+ * @b: its contents
+ * @h: bloom_hash() of each key
+ * @n: number of keys
+ * @present: bitmap of @n bits, bit i set when key i tests present
+ *
+ * Return: how many keys tested present.
+ */
+u32 bloom_test_batch(const struct bloom_core *c, const struct bloom_bits *b,
+		     const u64 *h, u32 n, u64 *present)
+{
+	u32 i, j, end, hits = 0;
+
+	memset(present, 0, DIV_ROUND_UP(n, 64) * sizeof(u64));
+	for (i = 0; i < n; i = end) {
+		end = min(n, i + BATCH_GROUP);
+		for (j = i; j < end; j++)
+			prefetch_key(c, b, h[j]);
+		for (j = i; j < end; j++) {
+			if (bloom_test_hash(c, b, h[j])) {
+				present[j / 64] |= 1ULL << (j % 64);
+				hits++;
+			}
+		}
+	}
+	return hits;
+}
+
+/**
+ * bloom_note_plen() - record that a net filter holds a prefix length
+ * @b: the contents
+ * @plen: prefix length on the 128-bit form, 0..128
+ */
+void bloom_note_plen(struct bloom_bits *b, unsigned int plen)
+{
+	bloom_word_t *w = &b->plens[plen / 64];
+	u64 bit = 1ULL << (plen % 64);
+
+	if (!(bloom_word_read(w) & bit))
+		bloom_word_fetch_or(w, bit);
+}
+
+/**
+ * bloom_bits_clear() - empty contents in place
+ * @c: the filter's core
+ * @b: contents no reader is using (new, or private to the caller)
+ */
+void bloom_bits_clear(const struct bloom_core *c, struct bloom_bits *b)
+{
+	u64 i;
+
+	bloom_word_set(&b->inserted, 0);
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		bloom_word_set(&b->plens[i], 0);
+	for (i = 0; i < c->nwords; i++)
+		bloom_word_set(&b->words[i], 0);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Geometry: validation, optimal sizing for a capacity and false-positive
+ * rate, and the exact theoretical false-positive rate of each layout.
+ */
+#include "bloom_core.h"
+
+#define Q32		32
+#define LN_CUTOFF	(-(30LL << Q32))	/* e^-30: a negligible term */
+
+static u64 max_units(u8 layout)
+{
+	/* A counter takes four bits of memory. */
+	return layout == BLOOM_LAYOUT_COUNTING ? BLOOM_MAX_BITS / 4 :
+						 BLOOM_MAX_BITS;
+}
+
+/**
+ * bloom_geom_check() - validate a geometry
+ * @g: the geometry
+ *
+ * Return: 0, -EINVAL for a malformed geometry, -E2BIG when over the size cap.
+ */
+int bloom_geom_check(const struct bloom_geom *g)
+{
+	if (g->layout >= BLOOM_LAYOUT_MAX || g->key_type >= BLOOM_KEY_MAX ||
+	    (g->flags & ~BLOOM_F_ALL))
+		return -EINVAL;
+	if (g->hashes < 1 || g->hashes > BLOOM_MAX_HASHES)
+		return -EINVAL;
+	if (g->bits < BLOOM_MIN_BITS)
+		return -EINVAL;
+	if (g->bits > max_units(g->layout))
+		return -E2BIG;
+	if (g->layout == BLOOM_LAYOUT_BLOCKED && g->bits % BLOOM_BLOCK_BITS)
+		return -EINVAL;
+	if (g->layout == BLOOM_LAYOUT_PARTITIONED && g->bits % g->hashes)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * bloom_core_init() - derive the probing parameters of a valid geometry
+ * @c: the core to fill
+ * @g: a geometry that passed bloom_geom_check()
+ */
+void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g)
+{
+	c->g = *g;
+	switch (g->layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		c->range = g->bits / BLOOM_BLOCK_BITS;
+		c->nwords = g->bits / 64;
+		break;
+	case BLOOM_LAYOUT_PARTITIONED:
+		c->range = g->bits / g->hashes;
+		c->nwords = DIV_ROUND_UP(g->bits, 64);
+		break;
+	case BLOOM_LAYOUT_COUNTING:
+		c->range = g->bits;
+		c->nwords = DIV_ROUND_UP(g->bits, 16);
+		break;
+	default:
+		c->range = g->bits;
+		c->nwords = DIV_ROUND_UP(g->bits, 64);
+	}
+}
+
+/**
+ * bloom_array_bytes() - memory of the array of a filter
+ * @c: the filter's core
+ *
+ * Return: bytes of words, excluding the struct bloom_bits header.
+ */
+u64 bloom_array_bytes(const struct bloom_core *c)
+{
+	return c->nwords * sizeof(u64);
+}
+
+/**
+ * bloom_geom_same() - may two filters be combined?
+ * @a: one filter's core
+ * @b: the other's
+ *
+ * Return: 0 when layout, size, probes, seed and key type agree, else -EINVAL.
+ */
+int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b)
+{
+	const struct bloom_geom *x = &a->g, *y = &b->g;
+
+	if (x->bits != y->bits || x->hashes != y->hashes ||
+	    x->layout != y->layout || x->seed != y->seed ||
+	    x->key_type != y->key_type)
+		return -EINVAL;
+	return 0;
+}
+
+/* t * ln(1 - 1/m), Q32, clamped at -64: the log of (1 - 1/m)^t. */
+static s64 ln_miss(u64 t, u64 m)
+{
+	u64 c1, c2, c3 = 0;
+
+	if (t / m >= 64)
+		return -(64LL << Q32);
+	c1 = bloom_mul_div(t, 1ULL << Q32, m);
+	c2 = c1 / (2 * m);
+	if (m < (1ULL << 20))
+		c3 = c1 / (3 * m * m);
+	return -(s64)(c1 + c2 + c3);
+}
+
+/* k * ln(fill) where fill = 1 - (1 - 1/m)^t: log of an all-set probe. */
+static s64 ln_all_set(u64 t, u64 m, u32 k)
+{
+	u64 miss = bloom_fx_exp(ln_miss(t, m));
+
+	if (miss >= (1ULL << Q32))
+		return S64_MIN / 2;
+	return (s64)k * bloom_fx_ln((1ULL << Q32) - miss);
+}
+
+/*
+ * Blocked: a block holding j keys answers a probe of k bits with
+ * probability (1 - (1 - 1/512)^(jk))^k; the number of keys in a block is
+ * Poisson with mean n / blocks. The sum is scaled by e^-ln_scale.
+ */
+static u64 blocked_fpr(u64 blocks, u32 k, u64 n, s64 ln_scale)
+{
+	s64 lambda = (s64)bloom_mul_div(n, 1ULL << Q32, blocks);
+	s64 ln_lambda = bloom_fx_ln((u64)lambda);
+	s64 lp = -lambda;	/* ln Poisson(j) */
+	u64 sum = 0, j;
+
+	/* Past ~40 bits per slot every block is full: the rate is 1. */
+	if (n / blocks > 40 * BLOOM_BLOCK_BITS / k)
+		return bloom_fx_exp(-ln_scale);
+	for (j = 1; ; j++) {
+		lp += ln_lambda - bloom_fx_ln(j << Q32);
+		if (lp > LN_CUTOFF) {
+			s64 l = lp + ln_all_set(j * k, BLOOM_BLOCK_BITS, k);
+			u64 term = bloom_fx_exp(l - ln_scale);
+
+			if (term == U64_MAX || sum + term < sum)
+				return U64_MAX;
+			sum += term;
+		} else if ((s64)(j << Q32) > lambda) {
+			return sum;
+		}
+	}
+}
+
+static u64 fpr_scaled(const struct bloom_geom *g, u64 n, s64 ln_scale)
+{
+	u64 m = g->bits;
+	u32 k = g->hashes;
+
+	if (!n)
+		return 0;
+	switch (g->layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		return blocked_fpr(m / BLOOM_BLOCK_BITS, k, n, ln_scale);
+	case BLOOM_LAYOUT_PARTITIONED:
+		return bloom_fx_exp(ln_all_set(n, m / k, k) - ln_scale);
+	default:
+		return bloom_fx_exp(ln_all_set((u64)k * n, m, k) - ln_scale);
+	}
+}
+
+/**
+ * bloom_theory_fpr_q32() - exact expected false-positive rate
+ * @g: the geometry
+ * @n: distinct keys added
+ *
+ * Return: the probability that a key never added tests present, Q32.32.
+ */
+u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n)
+{
+	return fpr_scaled(g, n, 0);
+}
+
+/**
+ * bloom_theory_fpr_ppb() - bloom_theory_fpr_q32() in parts per 10^9
+ * @g: the geometry
+ * @n: distinct keys added
+ *
+ * Return: the rate in parts per 10^9.
+ */
+u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n)
+{
+	return bloom_mul_shr(bloom_theory_fpr_q32(g, n), BLOOM_PPB, Q32);
+}
+
+/* Units (bits, counters, slice bits or blocks) per step of the search. */
+static u64 unit_bits(const struct bloom_geom *g)
+{
+	if (g->layout == BLOOM_LAYOUT_BLOCKED)
+		return BLOOM_BLOCK_BITS;
+	if (g->layout == BLOOM_LAYOUT_PARTITIONED)
+		return g->hashes;
+	return 1;
+}
+
+/* Smallest m for this k with fpr <= e^ln_eps, or 0 if over the cap. */
+static u64 smallest_bits(struct bloom_geom *g, u64 n, s64 ln_eps)
+{
+	u64 unit = unit_bits(g);
+	u64 lo = DIV_ROUND_UP(BLOOM_MIN_BITS, unit);
+	u64 hi = max_units(g->layout) / unit;
+
+	g->bits = hi * unit;
+	if (fpr_scaled(g, n, ln_eps) > (1ULL << Q32))
+		return 0;
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		g->bits = mid * unit;
+		if (fpr_scaled(g, n, ln_eps) > (1ULL << Q32))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo * unit;
+}
+
+/**
+ * bloom_geom_size() - the smallest geometry that meets a target rate
+ * @capacity: distinct keys the filter must hold
+ * @fpr_ppb: target false-positive rate at @capacity, parts per 10^9,
+ *	in (0, 0.5]
+ * @layout: enum bloom_layout
+ * @g: filled with bits, hashes and layout; other fields untouched
+ *
+ * Tries every k and keeps the one needing the least memory, using the
+ * layout's exact rate (blocked needs a few more bits per key than
+ * standard). Takes milliseconds: call it from process context.
+ *
+ * Return: 0, -EINVAL for a bad request, -E2BIG if over the size cap.
+ */
+int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
+		    struct bloom_geom *g)
+{
+	s64 ln_eps;
+	u64 best = 0;
+	u32 k, best_k = 0;
+
+	if (!capacity || !fpr_ppb || fpr_ppb > BLOOM_PPB / 2 ||
+	    layout >= BLOOM_LAYOUT_MAX)
+		return -EINVAL;
+	if (capacity > max_units(layout))
+		return -E2BIG;
+	ln_eps = bloom_fx_ln(fpr_ppb << Q32) - bloom_fx_ln(BLOOM_PPB << Q32);
+	g->layout = layout;
+	for (k = 1; k <= BLOOM_MAX_HASHES; k++) {
+		u64 bits;
+
+		g->hashes = k;
+		bits = smallest_bits(g, capacity, ln_eps);
+		if (bits && (!best || bits < best)) {
+			best = bits;
+			best_k = k;
+		} else if (best && bits > best + best / 8) {
+			break;	/* memory grows again past the optimum */
+		}
+	}
+	if (!best)
+		return -E2BIG;
+	g->bits = best;
+	g->hashes = best_k;
+	return 0;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Snapshots: a little-endian header, then the array. The header is
+ * checked field by field, each failure with its own error, before any
+ * memory is committed; the checksum covers header and payload.
+ */
+#include "bloom_core.h"
+
+/**
+ * bloom_snap_check_hdr() - validate a snapshot header
+ * @h: the header, as read
+ * @file_len: length of the whole snapshot (header and payload)
+ * @info: on success, what the header describes
+ *
+ * Does not verify the checksum, which needs the payload.
+ *
+ * Return: 0; -ENODATA shorter than a header; -EPROTO bad magic;
+ * -EPROTONOSUPPORT unknown version or header length; -EINVAL impossible
+ * geometry; -E2BIG geometry over the cap; -EMSGSIZE payload length not
+ * the geometry's or not the file's.
+ */
+int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
+			 struct bloom_snap_info *info)
+{
+	struct bloom_core c;
+	int i, err;
+
+	if (file_len < sizeof(*h))
+		return -ENODATA;
+	if (bloom_le32_to_cpu(h->magic) != BLOOM_SNAP_MAGIC)
+		return -EPROTO;
+	if (bloom_le16_to_cpu(h->version) != BLOOM_SNAP_VERSION ||
+	    bloom_le16_to_cpu(h->hdr_len) != sizeof(*h))
+		return -EPROTONOSUPPORT;
+	memset(info, 0, sizeof(*info));
+	info->geom.layout = h->layout;
+	info->geom.key_type = h->key_type;
+	info->geom.flags = bloom_le16_to_cpu(h->flags);
+	info->geom.hashes = bloom_le32_to_cpu(h->hashes);
+	info->geom.bits = bloom_le64_to_cpu(h->bits);
+	info->geom.seed = bloom_le64_to_cpu(h->seed);
+	err = bloom_geom_check(&info->geom);
+	if (err)
+		return err;
+	info->inserted = bloom_le64_to_cpu(h->inserted);
+	info->payload_len = bloom_le64_to_cpu(h->payload_len);
+	info->checksum = bloom_le64_to_cpu(h->checksum);
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		info->plens[i] = bloom_le64_to_cpu(h->plens[i]);
+	if (info->plens[BLOOM_PLEN_WORDS - 1] >> 1)
+		return -EINVAL;		/* prefix lengths beyond 128 */
+	bloom_core_init(&c, &info->geom);
+	if (info->payload_len != bloom_array_bytes(&c) ||
+	    file_len - sizeof(*h) != info->payload_len)
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * bloom_snap_make_hdr() - fill a header for a filter, checksum zero
+ * @c: the filter's core
+ * @b: its contents
+ * @h: the header to fill
+ */
+void bloom_snap_make_hdr(const struct bloom_core *c,
+			 const struct bloom_bits *b, struct bloom_snap_hdr *h)
+{
+	int i;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = bloom_cpu_to_le32(BLOOM_SNAP_MAGIC);
+	h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION);
+	h->hdr_len = bloom_cpu_to_le16(sizeof(*h));
+	h->layout = c->g.layout;
+	h->key_type = c->g.key_type;
+	h->flags = bloom_cpu_to_le16(c->g.flags);
+	h->hashes = bloom_cpu_to_le32(c->g.hashes);
+	h->bits = bloom_cpu_to_le64(c->g.bits);
+	h->seed = bloom_cpu_to_le64(c->g.seed);
+	h->inserted = bloom_cpu_to_le64(bloom_word_read(&b->inserted));
+	h->payload_len = bloom_cpu_to_le64(bloom_array_bytes(c));
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		h->plens[i] = bloom_cpu_to_le64(bloom_word_read(&b->plens[i]));
+}
+
+/**
+ * bloom_snap_csum_begin() - start the checksum of a snapshot
+ * @st: hash state
+ * @h: the header; its checksum field is treated as zero
+ *
+ * Feed the payload with bloom_hash_update(), then bloom_hash_final().
+ */
+void bloom_snap_csum_begin(bloom_hash_state *st,
+			   const struct bloom_snap_hdr *h)
+{
+	struct bloom_snap_hdr copy = *h;
+
+	copy.checksum = 0;
+	bloom_hash_init(st, 0);
+	bloom_hash_update(st, &copy, sizeof(copy));
+}
+
+/**
+ * bloom_words_to_le() - copy words out in snapshot byte order
+ * @w: words
+ * @out: destination
+ * @n: number of words
+ */
+void bloom_words_to_le(const bloom_word_t *w, __le64 *out, u64 n)
+{
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		out[i] = bloom_cpu_to_le64(bloom_word_read(&w[i]));
+}
+
+/**
+ * bloom_words_from_le() - copy words in from snapshot byte order
+ * @w: words, not yet visible to readers
+ * @in: source
+ * @n: number of words
+ */
+void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n)
+{
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		bloom_word_set(&w[i], bloom_le64_to_cpu(in[i]));
+}
+
+/**
+ * bloom_snap_strerror() - what a snapshot error means
+ * @err: a negative error from bloom_snap_check_hdr() or -EBADMSG
+ *
+ * Return: a sentence for users.
+ */
+const char *bloom_snap_strerror(int err)
+{
+	switch (err) {
+	case -ENODATA:
+		return "snapshot is shorter than its header";
+	case -EPROTO:
+		return "not a bloom snapshot (bad magic)";
+	case -EPROTONOSUPPORT:
+		return "unsupported snapshot version";
+	case -EINVAL:
+		return "snapshot geometry is invalid";
+	case -E2BIG:
+		return "snapshot geometry is over the size limit";
+	case -EMSGSIZE:
+		return "snapshot payload size does not match its geometry";
+	case -EBADMSG:
+		return "snapshot checksum mismatch (corrupted)";
+	default:
+		return "unknown snapshot error";
+	}
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Bloom filters in the kernel: the ABI shared by bloom.ko, xt_bloom.ko,
+ * bloomctl and libxt_bloom. Everything here is frozen once released:
+ * new features get new values, new commands and new structs.
+ */
+#ifndef _UAPI_BLOOM_H
+#define _UAPI_BLOOM_H
+
+#include <linux/types.h>
+
+#define BLOOM_NAME_MAX		32	/* including the NUL */
+#define BLOOM_KEY_BYTES_MAX	128	/* longest opaque key */
+
+/* How bits are laid out and probed. */
+enum bloom_layout {
+	BLOOM_LAYOUT_BLOCKED	 = 0,	/* k bits in one 512-bit block */
+	BLOOM_LAYOUT_STANDARD	 = 1,	/* k probes over the whole array */
+	BLOOM_LAYOUT_PARTITIONED = 2,	/* one probe in each of k slices */
+	BLOOM_LAYOUT_COUNTING	 = 3,	/* 4-bit saturating counters */
+	BLOOM_LAYOUT_MAX
+};
+
+/* What a key is; fixes its encoding (see the structs below). */
+enum bloom_key_type {
+	BLOOM_KEY_BYTES		= 0,	/* opaque, 1..BLOOM_KEY_BYTES_MAX bytes */
+	BLOOM_KEY_ADDR		= 1,	/* struct bloom_key_addr */
+	BLOOM_KEY_NET		= 2,	/* struct bloom_key_net */
+	BLOOM_KEY_ADDR_PORT	= 3,	/* struct bloom_key_addr_port */
+	BLOOM_KEY_FLOW		= 4,	/* struct bloom_key_flow */
+	BLOOM_KEY_MAX
+};
+
+/*
+ * Addresses are 16 bytes in network order; IPv4 is stored v4-mapped
+ * (::ffff:a.b.c.d) so that one filter holds both families.
+ */
+struct bloom_key_addr {
+	__u8	addr[16];
+};
+
+/*
+ * A prefix: the address with every bit past @plen cleared, and @plen
+ * counted on the 128-bit form (an IPv4 /24 is 96 + 24 = 120).
+ */
+struct bloom_key_net {
+	__u8	addr[16];
+	__u8	plen;
+	__u8	pad[3];		/* zero */
+};
+
+struct bloom_key_addr_port {
+	__u8	addr[16];
+	__be16	port;
+	__u8	proto;		/* IPPROTO_TCP, IPPROTO_UDP, ... */
+	__u8	pad;		/* zero */
+};
+
+struct bloom_key_flow {
+	__u8	saddr[16];
+	__u8	daddr[16];
+	__be16	sport;
+	__be16	dport;
+	__u8	proto;
+	__u8	pad[3];		/* zero */
+};
+
+/* Number of 64-bit words in the bitmap of prefix lengths a net filter holds. */
+#define BLOOM_PLEN_WORDS	3	/* prefix lengths 0..128 */
+
+/* Filter flags. */
+#define BLOOM_F_FIXED_SEED	(1U << 0)	/* seed given by the user */
+#define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED)
+
+/*
+ * A snapshot file: this header, little-endian, then @payload_len bytes
+ * of the array as little-endian 64-bit words. @checksum is xxh64 (seed 0)
+ * over the header with @checksum zeroed, followed by the payload.
+ */
+#define BLOOM_SNAP_MAGIC	0x464d4c42	/* "BLMF" */
+#define BLOOM_SNAP_VERSION	1
+
+struct bloom_snap_hdr {
+	__le32	magic;
+	__le16	version;
+	__le16	hdr_len;	/* sizeof(struct bloom_snap_hdr) */
+	__u8	layout;
+	__u8	key_type;
+	__le16	flags;
+	__le32	hashes;		/* k */
+	__le64	bits;		/* m: bits, or counters for counting */
+	__le64	seed;
+	__le64	inserted;
+	__le64	payload_len;
+	__le64	plens[BLOOM_PLEN_WORDS];
+	__le64	checksum;
+};
+
+#endif /* _UAPI_BLOOM_H */
