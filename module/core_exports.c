@@ -36,3 +36,6 @@ EXPORT_SYMBOL_GPL(bloom_words_from_le);
 EXPORT_SYMBOL_GPL(bloom_snap_strerror);
 EXPORT_SYMBOL_GPL(bloom_fx_ln);
 EXPORT_SYMBOL_GPL(bloom_fx_exp);
+EXPORT_SYMBOL_GPL(bloom_key_size);
+EXPORT_SYMBOL_GPL(bloom_key_check);
+EXPORT_SYMBOL_GPL(bloom_net_mask);

@@ -4,14 +4,25 @@
  * together at load and unload.
  */
 #include <linux/module.h>
+#include "registry.h"
+#include "chardev.h"
 
 static int __init bloom_init(void)
 {
-	return 0;
+	int err = bloom_registry_init();
+
+	if (err)
+		return err;
+	err = bloom_chardev_init();
+	if (err)
+		bloom_registry_exit();
+	return err;
 }
 
 static void __exit bloom_exit(void)
 {
+	bloom_chardev_exit();
+	bloom_registry_exit();
 }
 
 module_init(bloom_init);

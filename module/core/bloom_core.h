@@ -118,6 +118,11 @@ void bloom_words_to_le(const bloom_word_t *w, __le64 *out, u64 n);
 void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n);
 const char *bloom_snap_strerror(int err);
 
+/* keys.c */
+size_t bloom_key_size(u8 key_type);
+int bloom_key_check(u8 key_type, const void *key, size_t len);
+void bloom_net_mask(u8 *addr, unsigned int plen);
+
 /* fixmath.c: Q32.32 fixed point, enough for sizing and estimates */
 #define BLOOM_FX_ONE	(1LL << 32)
 s64 bloom_fx_ln(u64 x);

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-kernel API (bloom.h): what xt_bloom and other modules use.
+ * Tests and adds run under rcu_read_lock() against the filter's current
+ * contents, take no lock and never sleep.
+ */
+#include <linux/export.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include "registry.h"
+
+/**
+ * bloom_get() - hold a filter of a namespace by name
+ * @net: the namespace
+ * @name: the filter's name
+ *
+ * While held, the filter cannot be destroyed (destroy fails with EBUSY);
+ * its contents may still be cleared, swapped or restored. Callable from
+ * any context.
+ *
+ * Return: the filter, or ERR_PTR(-ENOENT).
+ */
+struct bloom_filter *bloom_get(struct net *net, const char *name)
+{
+	struct bloom_filter *f = bloom_lookup(net, name);
+
+	if (IS_ERR(f))
+		return f;
+	/* users is -1 once destroy has begun: then it is gone already. */
+	if (!atomic_inc_unless_negative(&f->users)) {
+		bloom_filter_put(f);
+		return ERR_PTR(-ENOENT);
+	}
+	return f;
+}
+EXPORT_SYMBOL_GPL(bloom_get);
+
+/**
+ * bloom_put() - release a filter from bloom_get()
+ * @f: the filter
+ */
+void bloom_put(struct bloom_filter *f)
+{
+	atomic_dec(&f->users);
+	bloom_filter_put(f);
+}
+EXPORT_SYMBOL_GPL(bloom_put);
+
+/**
+ * bloom_key_type() - the key type of a held filter
+ * @f: the filter
+ *
+ * Return: enum bloom_key_type; fixed for the filter's life (swap and
+ * restore keep it).
+ */
+u8 bloom_key_type(const struct bloom_filter *f)
+{
+	u8 type;
+
+	rcu_read_lock();
+	type = rcu_dereference(f->contents)->core.g.key_type;
+	rcu_read_unlock();
+	return type;
+}
+EXPORT_SYMBOL_GPL(bloom_key_type);
+
+static void count(struct bloom_filter *f, bool hit)
+{
+	if (hit)
+		this_cpu_inc(f->stats->hits);
+	else
+		this_cpu_inc(f->stats->misses);
+}
+
+/* Under rcu_read_lock(). */
+static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
+{
+	struct bloom_contents *c = rcu_dereference(f->contents);
+
+	return bloom_test_hash(&c->core, &c->bits,
+			       bloom_hash(&c->core, key, len));
+}
+
+/**
+ * bloom_test() - is a key in a held filter?
+ * @f: the filter
+ * @key: a key of the filter's type (uapi/bloom.h)
+ * @len: its length
+ *
+ * Counts a hit or a miss in the filter's stats.
+ *
+ * Return: true if the key may be present, false if surely absent.
+ */
+bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
+{
+	bool hit;
+
+	rcu_read_lock();
+	hit = test_rcu(f, key, len);
+	rcu_read_unlock();
+	count(f, hit);
+	return hit;
+}
+EXPORT_SYMBOL_GPL(bloom_test);
+
+/* Under rcu_read_lock(): add, and return 1 if it was already present. */
+static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
+{
+	struct bloom_contents *c = rcu_dereference(f->contents);
+	int err = bloom_key_check(c->core.g.key_type, key, len);
+
+	if (err)
+		return err;
+	if (c->core.g.key_type == BLOOM_KEY_NET)
+		bloom_note_plen(&c->bits,
+				((const struct bloom_key_net *)key)->plen);
+	return !bloom_add_hash(&c->core, &c->bits,
+			       bloom_hash(&c->core, key, len));
+}
+
+/**
+ * bloom_add() - add a key to a held filter
+ * @f: the filter
+ * @key: a well-formed key of the filter's type
+ * @len: its length
+ *
+ * Return: 0, or -EINVAL for a malformed key.
+ */
+int bloom_add(struct bloom_filter *f, const void *key, size_t len)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = add_rcu(f, key, len);
+	rcu_read_unlock();
+	return ret < 0 ? ret : 0;
+}
+EXPORT_SYMBOL_GPL(bloom_add);
+
+/**
+ * bloom_test_and_add() - add a key and say whether it was seen before
+ * @f: the filter
+ * @key: a well-formed key of the filter's type
+ * @len: its length
+ *
+ * For dedup: of two racing calls with the same new key, at least one
+ * returns 0. Counts a hit or a miss in the filter's stats.
+ *
+ * Return: 1 if the key was (probably) present already, 0 if it is new,
+ * -EINVAL for a malformed key.
+ */
+int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = add_rcu(f, key, len);
+	rcu_read_unlock();
+	if (ret >= 0)
+		count(f, ret);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(bloom_test_and_add);
+
+/**
+ * bloom_test_net() - is an address inside any prefix of a net filter?
+ * @f: a held filter of type BLOOM_KEY_NET
+ * @addr: the address, 16 bytes (IPv4 v4-mapped)
+ *
+ * Probes each prefix length the filter holds, longest first.
+ *
+ * Return: true if some prefix of @addr may be present.
+ */
+bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
+{
+	struct bloom_key_net key = {};
+	struct bloom_contents *c;
+	bool hit = false;
+	int plen;
+
+	rcu_read_lock();
+	c = rcu_dereference(f->contents);
+	for (plen = 128; plen >= 0 && !hit; plen--) {
+		if (!(bloom_word_read(&c->bits.plens[plen / 64]) &
+		      (1ULL << (plen % 64))))
+			continue;
+		memcpy(key.addr, addr, 16);
+		bloom_net_mask(key.addr, plen);
+		key.plen = plen;
+		hit = bloom_test_hash(&c->core, &c->bits,
+				      bloom_hash(&c->core, &key, sizeof(key)));
+	}
+	rcu_read_unlock();
+	count(f, hit);
+	return hit;
+}
+EXPORT_SYMBOL_GPL(bloom_test_net);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-kernel API of bloom.ko: named filters of a network namespace,
+ * for xt_bloom and any other module. Every call but bloom_get() and
+ * bloom_put() is lockless; all are callable from softirq.
+ */
+#ifndef _BLOOM_H
+#define _BLOOM_H
+
+#include <linux/types.h>
+#include "../uapi/bloom.h"
+
+struct net;
+struct bloom_filter;
+
+struct bloom_filter *bloom_get(struct net *net, const char *name);
+void bloom_put(struct bloom_filter *f);
+u8 bloom_key_type(const struct bloom_filter *f);
+bool bloom_test(struct bloom_filter *f, const void *key, size_t len);
+int bloom_add(struct bloom_filter *f, const void *key, size_t len);
+int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
+bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);
+
+#endif /* _BLOOM_H */

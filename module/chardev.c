@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/bloom: the ioctl ABI of uapi/bloom_ioctl.h. Each command's struct
+ * is copied in once, validated, acted on, and copied back out; nothing
+ * is read from userspace twice. The device acts on the network
+ * namespace of the process that opened it.
+ */
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include "../uapi/bloom_ioctl.h"
+#include "registry.h"
+#include "chardev.h"
+
+#define LIST_MAX	1024	/* names per LIST call */
+
+static bool zeroed(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static int names_check(const char *a, const char *b)
+{
+	return bloom_name_check(a) ?: (b ? bloom_name_check(b) : 0);
+}
+
+static long ioc_version(struct net *net, void *arg)
+{
+	struct bloom_ioc_version *v = arg;
+
+	memset(v, 0, sizeof(*v));
+	v->abi_version = BLOOM_ABI_VERSION;
+	v->max_cmd = BLOOM_IOC_MAX_NR;
+	v->cmds = GENMASK_ULL(BLOOM_IOC_MAX_NR, 0);
+	v->layouts = GENMASK_ULL(BLOOM_LAYOUT_MAX - 1, 0);
+	v->key_types = GENMASK_ULL(BLOOM_KEY_MAX - 1, 0);
+	return 0;
+}
+
+static long ioc_create(struct net *net, void *arg)
+{
+	struct bloom_ioc_create *cr = arg;
+	struct bloom_geom g = {
+		.bits = cr->bits, .hashes = cr->hashes, .seed = cr->seed,
+		.layout = cr->layout, .key_type = cr->key_type,
+		.flags = cr->flags,
+	};
+	bool by_rate = cr->capacity || cr->fpr_ppb;
+	long err;
+
+	if (names_check(cr->name, NULL) || !zeroed(cr->reserved,
+						   sizeof(cr->reserved)))
+		return -EINVAL;
+	if (by_rate ? (cr->bits || cr->hashes) : !(cr->bits && cr->hashes))
+		return -EINVAL;
+	if (cr->seed && !(cr->flags & BLOOM_F_FIXED_SEED))
+		return -EINVAL;
+	if (g.layout >= BLOOM_LAYOUT_MAX)
+		return -EINVAL;
+	if (by_rate) {
+		err = bloom_geom_size(cr->capacity, cr->fpr_ppb, g.layout, &g);
+		if (err)
+			return err;
+	}
+	err = bloom_geom_check(&g) ?: bloom_registry_create(net, cr->name, &g);
+	if (err)
+		return err;
+	cr->bits = g.bits;
+	cr->hashes = g.hashes;
+	cr->seed = g.seed;
+	return 0;
+}
+
+static long ioc_name(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_name *n = arg;
+
+	if (names_check(n->name, NULL) || n->reserved)
+		return -EINVAL;
+	switch (cmd) {
+	case BLOOM_IOC_DESTROY:
+		return bloom_registry_destroy(net, n->name);
+	case BLOOM_IOC_CLEAR:
+		return bloom_registry_clear(net, n->name);
+	default:
+		return bloom_registry_halve(net, n->name);
+	}
+}
+
+static int estimate(struct bloom_filter *f, struct bloom_contents *a,
+		    struct bloom_contents *b, void *arg)
+{
+	struct bloom_ioc_pair *p = arg;
+	u64 *hist;
+	int err = bloom_geom_same(&a->core, &b->core);
+
+	if (err)
+		return err;
+	hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
+	if (!hist)
+		return -ENOMEM;
+	p->intersection = bloom_est_intersection(&a->core, &a->bits, &b->bits,
+						 hist);
+	p->union_ = bloom_est_union(&a->core, &a->bits, &b->bits, hist);
+	kfree(hist);
+	return 0;
+}
+
+static long ioc_pair(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_pair *p = arg;
+
+	if (names_check(p->name, p->other) || p->intersection || p->union_ ||
+	    !zeroed(p->reserved, sizeof(p->reserved)))
+		return -EINVAL;
+	switch (cmd) {
+	case BLOOM_IOC_RENAME:
+		return bloom_registry_rename(net, p->name, p->other);
+	case BLOOM_IOC_SWAP:
+		return bloom_registry_swap(net, p->name, p->other);
+	case BLOOM_IOC_UNION:
+		return bloom_registry_combine(net, p->name, p->other, false);
+	case BLOOM_IOC_INTERSECT:
+		return bloom_registry_combine(net, p->name, p->other, true);
+	default:
+		return bloom_registry_read(net, p->name, p->other, estimate, p);
+	}
+}
+
+static int info(struct bloom_filter *f, struct bloom_contents *c,
+		struct bloom_contents *unused, void *arg)
+{
+	struct bloom_ioc_info *in = arg;
+	const struct bloom_geom *g = &c->core.g;
+	struct bloom_report r;
+	int i, err = bloom_filter_report(f, c, &r);
+
+	if (err)
+		return err;
+	in->bits = g->bits;
+	in->seed = g->seed;
+	in->hashes = g->hashes;
+	in->layout = g->layout;
+	in->key_type = g->key_type;
+	in->flags = g->flags;
+	in->bits_set = r.st.bits_set;
+	in->fill_ppb = r.st.fill_ppb;
+	in->est_card = r.st.est_card;
+	in->est_fpr_ppb = r.st.est_fpr_ppb;
+	in->inserted = r.st.inserted;
+	in->mem_bytes = r.st.mem_bytes;
+	in->hits = r.hits;
+	in->misses = r.misses;
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		in->plens[i] = bloom_word_read(&c->bits.plens[i]);
+	in->users = r.users;
+	return 0;
+}
+
+static long ioc_info(struct net *net, void *arg)
+{
+	struct bloom_ioc_info *in = arg;
+	char name[BLOOM_NAME_MAX];
+
+	/* Only the name is input: everything else is output, zeroed first. */
+	memcpy(name, in->name, sizeof(name));
+	memset(in, 0, sizeof(*in));
+	memcpy(in->name, name, sizeof(name));
+	if (names_check(in->name, NULL))
+		return -EINVAL;
+	return bloom_registry_read(net, in->name, NULL, info, in);
+}
+
+struct list_ctx {
+	struct bloom_ioc_list *l;
+	char (*names)[BLOOM_NAME_MAX];
+	u32 index;
+};
+
+static int list_one(struct bloom_filter *f, struct bloom_contents *c,
+		    struct bloom_contents *unused, void *arg)
+{
+	struct list_ctx *x = arg;
+	u32 at = x->index++;
+
+	if (at >= x->l->offset && x->l->returned < x->l->count)
+		strscpy(x->names[x->l->returned++],
+			rcu_dereference_protected(f->name, 1)->s,
+			BLOOM_NAME_MAX);
+	x->l->total = x->index;
+	return 0;
+}
+
+static long ioc_list(struct net *net, void *arg)
+{
+	struct bloom_ioc_list *l = arg;
+	struct list_ctx x = { .l = l };
+	long err = 0;
+
+	if (l->returned || l->total || l->reserved)
+		return -EINVAL;
+	l->count = min(l->count, LIST_MAX);
+	x.names = kcalloc(max(l->count, 1U), BLOOM_NAME_MAX, GFP_KERNEL);
+	if (!x.names)
+		return -ENOMEM;
+	bloom_registry_for_each(net, list_one, &x);
+	if (copy_to_user(u64_to_user_ptr(l->names), x.names,
+			 (size_t)l->returned * BLOOM_NAME_MAX))
+		err = -EFAULT;
+	kfree(x.names);
+	return err;
+}
+
+static long ioc_limits(struct net *net, void *arg)
+{
+	struct bloom_ioc_limits *lim = arg;
+	struct bloom_limits l = {
+		.max_filters = lim->max_filters, .max_bytes = lim->max_bytes,
+	};
+	bool set = lim->flags & BLOOM_LIMITS_SET;
+
+	if ((lim->flags & ~BLOOM_LIMITS_SET) || lim->reserved0 ||
+	    lim->reserved || lim->filters || lim->bytes)
+		return -EINVAL;
+	if (set && !ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	bloom_registry_limits(net, &l, set);
+	lim->max_filters = l.max_filters;
+	lim->max_bytes = l.max_bytes;
+	lim->filters = l.filters;
+	lim->bytes = l.bytes;
+	return 0;
+}
+
+/* The command table: struct size comes from the command number. */
+struct bloom_cmd {
+	unsigned int cmd;
+	bool changes;		/* needs CAP_NET_ADMIN */
+	long (*fn)(struct net *net, void *arg, unsigned int cmd);
+};
+
+static long do_version(struct net *n, void *a, unsigned int c)
+{
+	return ioc_version(n, a);
+}
+
+static long do_create(struct net *n, void *a, unsigned int c)
+{
+	return ioc_create(n, a);
+}
+
+static long do_info(struct net *n, void *a, unsigned int c)
+{
+	return ioc_info(n, a);
+}
+
+static long do_list(struct net *n, void *a, unsigned int c)
+{
+	return ioc_list(n, a);
+}
+
+static long do_limits(struct net *n, void *a, unsigned int c)
+{
+	return ioc_limits(n, a);
+}
+
+static const struct bloom_cmd cmds[] = {
+	{ BLOOM_IOC_VERSION,	false, do_version },
+	{ BLOOM_IOC_CREATE,	true,  do_create },
+	{ BLOOM_IOC_DESTROY,	true,  ioc_name },
+	{ BLOOM_IOC_RENAME,	true,  ioc_pair },
+	{ BLOOM_IOC_CLEAR,	true,  ioc_name },
+	{ BLOOM_IOC_ADD,	true,  bloom_ioc_batch },
+	{ BLOOM_IOC_TEST,	false, bloom_ioc_batch },
+	{ BLOOM_IOC_DEL,	true,  bloom_ioc_batch },
+	{ BLOOM_IOC_COUNT,	false, bloom_ioc_batch },
+	{ BLOOM_IOC_INFO,	false, do_info },
+	{ BLOOM_IOC_LIST,	false, do_list },
+	{ BLOOM_IOC_SWAP,	true,  ioc_pair },
+	{ BLOOM_IOC_UNION,	true,  ioc_pair },
+	{ BLOOM_IOC_INTERSECT,	true,  ioc_pair },
+	{ BLOOM_IOC_HALVE,	true,  ioc_name },
+	{ BLOOM_IOC_ESTIMATE,	false, ioc_pair },
+	{ BLOOM_IOC_SAVE,	false, bloom_ioc_save },
+	{ BLOOM_IOC_RESTORE,	true,  bloom_ioc_restore },
+	{ BLOOM_IOC_LIMITS,	false, do_limits },
+};
+
+static long bloom_ioctl(struct file *file, unsigned int cmd,
+			unsigned long uarg)
+{
+	void __user *uptr = (void __user *)uarg;
+	struct net *net = file->private_data;
+	const struct bloom_cmd *c;
+	u64 buf[32];		/* the largest command struct */
+	long err;
+
+	BUILD_BUG_ON(sizeof(struct bloom_ioc_save) > sizeof(buf));
+	BUILD_BUG_ON(sizeof(struct bloom_ioc_info) > sizeof(buf));
+	if (_IOC_TYPE(cmd) != BLOOM_IOC_MAGIC || _IOC_NR(cmd) >= ARRAY_SIZE(cmds))
+		return -ENOTTY;
+	c = &cmds[_IOC_NR(cmd)];
+	if (c->cmd != cmd)
+		return -ENOTTY;
+	if (c->changes && !ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if ((_IOC_DIR(cmd) & _IOC_WRITE) &&
+	    copy_from_user(buf, uptr, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	err = c->fn(net, buf, cmd);
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uptr, buf, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	return err;
+}
+
+static int bloom_open(struct inode *inode, struct file *file)
+{
+	file->private_data = get_net(current->nsproxy->net_ns);
+	return nonseekable_open(inode, file);
+}
+
+static int bloom_release(struct inode *inode, struct file *file)
+{
+	put_net(file->private_data);
+	return 0;
+}
+
+static const struct file_operations bloom_fops = {
+	.owner = THIS_MODULE,
+	.open = bloom_open,
+	.release = bloom_release,
+	.unlocked_ioctl = bloom_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice bloom_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "bloom",
+	.fops = &bloom_fops,
+	.mode = 0600,
+};
+
+int bloom_chardev_init(void)
+{
+	return misc_register(&bloom_misc);
+}
+
+void bloom_chardev_exit(void)
+{
+	misc_deregister(&bloom_misc);
+}

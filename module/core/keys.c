@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Key encodings (uapi/bloom.h): sizes and validation, shared by the
+ * kernel (ioctl, match, in-kernel API) and bloomctl, so a key is the same
+ * bytes wherever it is made.
+ */
+#include "bloom_core.h"
+
+/**
+ * bloom_key_size() - the size of a key type's keys
+ * @key_type: enum bloom_key_type
+ *
+ * Return: bytes, or 0 for BLOOM_KEY_BYTES (variable) and unknown types.
+ */
+size_t bloom_key_size(u8 key_type)
+{
+	switch (key_type) {
+	case BLOOM_KEY_ADDR:
+		return sizeof(struct bloom_key_addr);
+	case BLOOM_KEY_NET:
+		return sizeof(struct bloom_key_net);
+	case BLOOM_KEY_ADDR_PORT:
+		return sizeof(struct bloom_key_addr_port);
+	case BLOOM_KEY_FLOW:
+		return sizeof(struct bloom_key_flow);
+	default:
+		return 0;
+	}
+}
+
+static bool zero(const u8 *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/**
+ * bloom_net_mask() - clear the bits of @addr past @plen
+ * @addr: 16-byte address
+ * @plen: prefix length, 0..128
+ */
+void bloom_net_mask(u8 *addr, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++, plen = plen > 8 ? plen - 8 : 0)
+		if (plen < 8)
+			addr[i] &= (u8)(0xff00 >> plen);
+}
+
+static bool net_key_valid(const struct bloom_key_net *k)
+{
+	u8 masked[16];
+
+	if (k->plen > 128 || !zero(k->pad, sizeof(k->pad)))
+		return false;
+	memcpy(masked, k->addr, 16);
+	bloom_net_mask(masked, k->plen);
+	return !memcmp(masked, k->addr, 16);
+}
+
+/**
+ * bloom_key_check() - is this a well-formed key of this type?
+ * @key_type: enum bloom_key_type
+ * @key: the key
+ * @len: its length
+ *
+ * Padding must be zero and a prefix's host bits clear, so that one key
+ * has exactly one encoding.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int bloom_key_check(u8 key_type, const void *key, size_t len)
+{
+	const struct bloom_key_addr_port *ap = key;
+	const struct bloom_key_flow *fl = key;
+
+	if (key_type == BLOOM_KEY_BYTES)
+		return len >= 1 && len <= BLOOM_KEY_BYTES_MAX ? 0 : -EINVAL;
+	if (!len || len != bloom_key_size(key_type))
+		return -EINVAL;
+	switch (key_type) {
+	case BLOOM_KEY_NET:
+		return net_key_valid(key) ? 0 : -EINVAL;
+	case BLOOM_KEY_ADDR_PORT:
+		return ap->pad ? -EINVAL : 0;
+	case BLOOM_KEY_FLOW:
+		return zero(fl->pad, sizeof(fl->pad)) ? 0 : -EINVAL;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-namespace registry of named filters, inside bloom.ko.
+ *
+ * Lifetime: a filter is freed after an RCU grace period once its last
+ * reference is gone. The registry holds one reference while the filter
+ * is listed; each operation in flight holds one; "users" (rules and
+ * in-kernel holders from bloom_get()) hold one each and also count in
+ * @users, which makes destroy fail with EBUSY. Destroy marks @users -1
+ * so that no new user can appear after the check.
+ *
+ * Contents (geometry and bits) hang off an RCU pointer: clear, swap,
+ * restore and halve publish new contents and free the old ones after a
+ * grace period, so lockless readers see one or the other, never a mix.
+ */
+#ifndef _BLOOM_REGISTRY_H
+#define _BLOOM_REGISTRY_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include "core/bloom_core.h"
+#include "bloom.h"
+
+struct bloom_contents {
+	struct rcu_head rcu;
+	u64 generation;
+	struct bloom_core core;
+	struct bloom_bits bits;		/* flexible: last */
+};
+
+struct bloom_name {
+	struct rcu_head rcu;
+	char s[BLOOM_NAME_MAX];
+};
+
+struct bloom_pcpu_stats {
+	u64 hits;
+	u64 misses;
+};
+
+struct bloom_filter {
+	struct list_head list;		/* bloom_net.filters; RCU readers */
+	refcount_t ref;
+	atomic_t users;			/* -1 once destroyed */
+	struct bloom_name __rcu *name;
+	struct bloom_contents __rcu *contents;
+	struct bloom_pcpu_stats __percpu *stats;
+	struct rcu_head rcu;
+};
+
+struct bloom_net {
+	/*
+	 * Serialises every change to the registry: the list, names,
+	 * contents pointers and the accounting below. Lookups by name
+	 * traverse the list under RCU instead.
+	 */
+	struct mutex lock;
+	struct list_head filters;
+	u64 nfilters;
+	u64 bytes;			/* contents of listed filters */
+	u64 max_filters;
+	u64 max_bytes;
+	u64 generation;
+};
+
+struct bloom_limits {
+	u64 max_filters, max_bytes, filters, bytes;
+};
+
+struct bloom_net *bloom_net(struct net *net);
+int bloom_registry_init(void);
+void bloom_registry_exit(void);
+
+int bloom_name_check(const char *name);
+struct bloom_filter *bloom_lookup(struct net *net, const char *name);
+void bloom_filter_put(struct bloom_filter *f);
+
+int bloom_registry_create(struct net *net, const char *name,
+			  struct bloom_geom *g);
+int bloom_registry_destroy(struct net *net, const char *name);
+int bloom_registry_rename(struct net *net, const char *name,
+			  const char *new_name);
+int bloom_registry_swap(struct net *net, const char *a, const char *b);
+int bloom_registry_clear(struct net *net, const char *name);
+int bloom_registry_halve(struct net *net, const char *name);
+int bloom_registry_combine(struct net *net, const char *dst,
+			   const char *src, bool intersect);
+int bloom_registry_publish(struct net *net, const char *name,
+			   struct bloom_contents *c, bool replace);
+void bloom_registry_limits(struct net *net, struct bloom_limits *l,
+			   bool set);
+
+/* Called with the registry locked: contents stay put, may sleep. */
+typedef int (*bloom_read_fn)(struct bloom_filter *f, struct bloom_contents *c,
+			     struct bloom_contents *other, void *arg);
+int bloom_registry_read(struct net *net, const char *name, const char *other,
+			bloom_read_fn fn, void *arg);
+int bloom_registry_for_each(struct net *net, bloom_read_fn fn, void *arg);
+
+struct bloom_report {
+	struct bloom_stats st;
+	u64 hits, misses;
+	u32 users;
+};
+
+int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
+			struct bloom_report *r);
+
+int bloom_proc_net_init(struct net *net);
+void bloom_proc_net_exit(struct net *net);
+
+struct bloom_contents *bloom_contents_new(const struct bloom_geom *g);
+void bloom_contents_free(struct bloom_contents *c);
+
+#endif /* _BLOOM_REGISTRY_H */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * /dev/bloom: the ioctl ABI. Every command acts on the caller's network
+ * namespace. Structs are fixed-size multiples of 8 bytes, naturally
+ * aligned (identical for 32- and 64-bit userspace); reserved fields and
+ * unused flags must be zero (else EINVAL); unknown commands are ENOTTY.
+ * Names are NUL-terminated within BLOOM_NAME_MAX bytes, non-empty, of
+ * printable ASCII other than space and '/'.
+ *
+ * Changing state needs CAP_NET_ADMIN in the user namespace that owns the
+ * network namespace; reading (VERSION, INFO, LIST, TEST, COUNT, SAVE,
+ * ESTIMATE, LIMITS without BLOOM_LIMITS_SET) needs only the open file.
+ * The device is mode 0600, so by default only root opens it.
+ */
+#ifndef _UAPI_BLOOM_IOCTL_H
+#define _UAPI_BLOOM_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include "bloom.h"
+
+#define BLOOM_ABI_VERSION	1
+#define BLOOM_IOC_MAGIC		0xb1
+
+/* Most keys one batch may carry; more is E2BIG. */
+#define BLOOM_BATCH_MAX		(1U << 20)
+
+/* BLOOM_IOC_VERSION: the handshake. */
+struct bloom_ioc_version {
+	__u32	abi_version;		/* out: BLOOM_ABI_VERSION */
+	__u32	max_cmd;		/* out: highest command number */
+	__u64	cmds;			/* out: bit n set: command n supported */
+	__u64	layouts;		/* out: bit per enum bloom_layout */
+	__u64	key_types;		/* out: bit per enum bloom_key_type */
+	__u64	reserved[4];		/* out: zero */
+};
+
+/*
+ * BLOOM_IOC_CREATE: give @bits and @hashes, or @capacity and @fpr_ppb
+ * (parts per 10^9, in (0, 5*10^8]) and leave the others zero. The seed
+ * is random unless BLOOM_F_FIXED_SEED. On success @bits, @hashes and
+ * @seed say what was created.
+ */
+struct bloom_ioc_create {
+	char	name[BLOOM_NAME_MAX];
+	__u64	bits;			/* in/out */
+	__u64	capacity;		/* in */
+	__u64	fpr_ppb;		/* in */
+	__u64	seed;			/* in with BLOOM_F_FIXED_SEED; out */
+	__u32	hashes;			/* in/out */
+	__u8	layout;			/* enum bloom_layout */
+	__u8	key_type;		/* enum bloom_key_type */
+	__u16	flags;			/* BLOOM_F_* */
+	__u64	reserved[2];
+};
+
+/* BLOOM_IOC_DESTROY, BLOOM_IOC_CLEAR, BLOOM_IOC_HALVE. */
+struct bloom_ioc_name {
+	char	name[BLOOM_NAME_MAX];
+	__u64	reserved;
+};
+
+/*
+ * BLOOM_IOC_RENAME (@name becomes @other), BLOOM_IOC_SWAP (the two
+ * exchange contents: same key type), BLOOM_IOC_UNION and
+ * BLOOM_IOC_INTERSECT (@other into @name: same geometry and seed),
+ * BLOOM_IOC_ESTIMATE (out: estimated |name n other| and |name u other|).
+ */
+struct bloom_ioc_pair {
+	char	name[BLOOM_NAME_MAX];
+	char	other[BLOOM_NAME_MAX];
+	__u64	intersection;		/* out, ESTIMATE */
+	__u64	union_;			/* out, ESTIMATE */
+	__u64	reserved[2];
+};
+
+/*
+ * BLOOM_IOC_ADD, BLOOM_IOC_TEST, BLOOM_IOC_DEL, BLOOM_IOC_COUNT: @count
+ * records of @stride bytes at @keys. For fixed-size key types the stride
+ * is the key's size; for BLOOM_KEY_BYTES a record is a __u16 length then
+ * the key, and the stride at most 2 + BLOOM_KEY_BYTES_MAX.
+ *
+ * TEST writes a bitmap of @count bits to @results (bit i of byte i/8 set
+ * when key i is present); COUNT writes one __u8 per key. @hits counts
+ * the keys present (TEST), new (ADD), deleted (DEL).
+ *
+ * Not all-or-nothing: keys are applied in order. On an error @done is
+ * the number of keys applied, the key at index @done is the bad one
+ * (EINVAL for a malformed key, ENOENT for DEL of an absent key), and no
+ * key after it was looked at. On success @done == @count.
+ */
+struct bloom_ioc_batch {
+	char	name[BLOOM_NAME_MAX];
+	__u64	keys;			/* user pointer */
+	__u64	results;		/* user pointer; TEST and COUNT */
+	__u32	count;
+	__u32	stride;
+	__u32	done;			/* out */
+	__u32	hits;			/* out */
+	__u64	reserved;
+};
+
+/* BLOOM_IOC_INFO: everything about one filter. */
+struct bloom_ioc_info {
+	char	name[BLOOM_NAME_MAX];	/* in */
+	__u64	bits;
+	__u64	seed;
+	__u32	hashes;
+	__u8	layout;
+	__u8	key_type;
+	__u16	flags;
+	__u64	bits_set;
+	__u64	fill_ppb;
+	__u64	est_card;		/* ~0 when saturated */
+	__u64	est_fpr_ppb;
+	__u64	inserted;
+	__u64	mem_bytes;
+	__u64	hits;			/* packet-path tests that matched */
+	__u64	misses;
+	__u64	plens[BLOOM_PLEN_WORDS];	/* net: prefix lengths held */
+	__u32	users;			/* rules and in-kernel holders */
+	__u32	reserved0;
+	__u64	reserved[4];
+};
+
+/*
+ * BLOOM_IOC_LIST: names from index @offset, at most @count of them, into
+ * @names (an array of char[BLOOM_NAME_MAX]), in creation order.
+ */
+struct bloom_ioc_list {
+	__u64	names;			/* user pointer */
+	__u32	offset;
+	__u32	count;
+	__u32	returned;		/* out */
+	__u32	total;			/* out: filters in the namespace */
+	__u64	reserved;
+};
+
+/*
+ * BLOOM_IOC_SAVE: @len bytes of the payload from @offset, into @buf, and
+ * the snapshot header (checksum zero: the writer computes it). Bits are
+ * read live; @generation changes whenever the contents are replaced
+ * (clear, swap, restore, halve), so a reader can detect a replacement
+ * between chunks and start again.
+ */
+struct bloom_ioc_save {
+	char	name[BLOOM_NAME_MAX];
+	__u64	buf;			/* user pointer */
+	__u64	offset;
+	__u64	len;
+	__u64	generation;		/* out */
+	struct bloom_snap_hdr hdr;	/* out */
+	__u64	reserved;
+};
+
+/*
+ * BLOOM_IOC_RESTORE: a whole snapshot file at @buf. Creates @name, or
+ * with BLOOM_RESTORE_REPLACE replaces the contents of the existing @name
+ * (same key type). Verified entirely before it is published: a bad
+ * snapshot changes nothing.
+ */
+#define BLOOM_RESTORE_REPLACE	(1U << 0)
+
+struct bloom_ioc_restore {
+	char	name[BLOOM_NAME_MAX];
+	__u64	buf;			/* user pointer */
+	__u64	len;
+	__u32	flags;
+	__u32	reserved0;
+	__u64	reserved;
+};
+
+/* BLOOM_IOC_LIMITS: read, or with BLOOM_LIMITS_SET change, the limits. */
+#define BLOOM_LIMITS_SET	(1U << 0)
+
+struct bloom_ioc_limits {
+	__u64	max_filters;
+	__u64	max_bytes;
+	__u64	filters;		/* out */
+	__u64	bytes;			/* out */
+	__u32	flags;
+	__u32	reserved0;
+	__u64	reserved;
+};
+
+#define BLOOM_IOC_VERSION	_IOR(BLOOM_IOC_MAGIC, 0, struct bloom_ioc_version)
+#define BLOOM_IOC_CREATE	_IOWR(BLOOM_IOC_MAGIC, 1, struct bloom_ioc_create)
+#define BLOOM_IOC_DESTROY	_IOW(BLOOM_IOC_MAGIC, 2, struct bloom_ioc_name)
+#define BLOOM_IOC_RENAME	_IOW(BLOOM_IOC_MAGIC, 3, struct bloom_ioc_pair)
+#define BLOOM_IOC_CLEAR		_IOW(BLOOM_IOC_MAGIC, 4, struct bloom_ioc_name)
+#define BLOOM_IOC_ADD		_IOWR(BLOOM_IOC_MAGIC, 5, struct bloom_ioc_batch)
+#define BLOOM_IOC_TEST		_IOWR(BLOOM_IOC_MAGIC, 6, struct bloom_ioc_batch)
+#define BLOOM_IOC_DEL		_IOWR(BLOOM_IOC_MAGIC, 7, struct bloom_ioc_batch)
+#define BLOOM_IOC_COUNT		_IOWR(BLOOM_IOC_MAGIC, 8, struct bloom_ioc_batch)
+#define BLOOM_IOC_INFO		_IOWR(BLOOM_IOC_MAGIC, 9, struct bloom_ioc_info)
+#define BLOOM_IOC_LIST		_IOWR(BLOOM_IOC_MAGIC, 10, struct bloom_ioc_list)
+#define BLOOM_IOC_SWAP		_IOW(BLOOM_IOC_MAGIC, 11, struct bloom_ioc_pair)
+#define BLOOM_IOC_UNION		_IOW(BLOOM_IOC_MAGIC, 12, struct bloom_ioc_pair)
+#define BLOOM_IOC_INTERSECT	_IOW(BLOOM_IOC_MAGIC, 13, struct bloom_ioc_pair)
+#define BLOOM_IOC_HALVE		_IOW(BLOOM_IOC_MAGIC, 14, struct bloom_ioc_name)
+#define BLOOM_IOC_ESTIMATE	_IOWR(BLOOM_IOC_MAGIC, 15, struct bloom_ioc_pair)
+#define BLOOM_IOC_SAVE		_IOWR(BLOOM_IOC_MAGIC, 16, struct bloom_ioc_save)
+#define BLOOM_IOC_RESTORE	_IOW(BLOOM_IOC_MAGIC, 17, struct bloom_ioc_restore)
+#define BLOOM_IOC_LIMITS	_IOWR(BLOOM_IOC_MAGIC, 18, struct bloom_ioc_limits)
+#define BLOOM_IOC_MAX_NR	18
+
+#endif /* _UAPI_BLOOM_IOCTL_H */
