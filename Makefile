@@ -39,7 +39,13 @@ modules:
 sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
-tools: $(BUILD)/unit-tests $(BUILD)/bench-core
+tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
+	$(BUILD)/ioctl-test32
+
+$(BUILD)/ioctl-test64 $(BUILD)/ioctl-test32: $(BUILD)/ioctl-test%: \
+		tools/tests/ioctl_test.c uapi/bloom.h uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -m$* -o $@ tools/tests/ioctl_test.c
 
 $(BUILD)/unit-tests: $(CORE_SRC) $(CORE_HDR) $(TEST_SRC) $(TEST_HDR)
 	@mkdir -p $(BUILD)

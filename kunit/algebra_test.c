@@ -14,7 +14,7 @@ static struct bt_filter *pow2_filter(struct kunit *test, u8 layout)
 }
 
 /* Adds keys [from, to). */
-static void add_range(struct bt_filter *f, u64 from, u64 to)
+static void add_keys(struct bt_filter *f, u64 from, u64 to)
 {
 	for (; from < to; from++)
 		bt_add(f, from);
@@ -40,7 +40,7 @@ static void stats_estimate_cardinality(struct kunit *test)
 	struct bloom_stats st;
 	u64 theory;
 
-	add_range(f, 0, 20000);
+	add_keys(f, 0, 20000);
 	bloom_stats(&f->c, f->b, hist_new(test), &st);
 	EXPECT_NEAR_PCT(test, st.est_card, 20000ULL, 3);
 	KUNIT_EXPECT_EQ(test, st.inserted, 20000ULL);
@@ -57,8 +57,8 @@ static void union_holds_both_sets(struct kunit *test)
 	struct bt_filter *b = pow2_filter(test, layout);
 	u64 i, missing = 0, est;
 
-	add_range(a, 0, 15000);
-	add_range(b, 10000, 25000);
+	add_keys(a, 0, 15000);
+	add_keys(b, 10000, 25000);
 	est = bloom_est_union(&a->c, a->b, b->b, hist_new(test));
 	EXPECT_NEAR_PCT(test, est, 25000ULL, 4);
 	bloom_union(&a->c, a->b, b->b);
@@ -74,8 +74,8 @@ static void intersection_keeps_common_keys(struct kunit *test)
 	struct bt_filter *b = pow2_filter(test, layout);
 	u64 i, missing = 0, stray = 0, est;
 
-	add_range(a, 0, 15000);
-	add_range(b, 10000, 25000);
+	add_keys(a, 0, 15000);
+	add_keys(b, 10000, 25000);
 	est = bloom_est_intersection(&a->c, a->b, b->b, hist_new(test));
 	EXPECT_NEAR_PCT(test, est, 5000ULL, 10);
 	bloom_intersect(&a->c, a->b, b->b);
@@ -95,7 +95,7 @@ static void halve_keeps_every_key(struct kunit *test)
 	struct bt_filter *h;
 	u64 i, missing = 0;
 
-	add_range(f, 0, 10000);
+	add_keys(f, 0, 10000);
 	KUNIT_ASSERT_EQ(test, bloom_halve_geom(&f->c.g, &half), 0);
 	KUNIT_EXPECT_EQ(test, half.bits, f->c.g.bits / 2);
 	h = bt_filter_new(test, &half);

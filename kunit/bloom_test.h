@@ -86,17 +86,17 @@ static const char *const bt_layout_names[] = {
 	"blocked", "standard", "partitioned", "counting",
 };
 
-static const u8 bt_layouts[] = {
-	BLOOM_LAYOUT_BLOCKED, BLOOM_LAYOUT_STANDARD,
-	BLOOM_LAYOUT_PARTITIONED, BLOOM_LAYOUT_COUNTING,
-};
-
 static inline void bt_layout_desc(const u8 *l, char *desc)
 {
 	strscpy(desc, bt_layout_names[*l], KUNIT_PARAM_DESC_SIZE);
 }
 
 /* Defines layout_gen_params: a case run once per layout. */
-#define BT_LAYOUT_PARAMS() KUNIT_ARRAY_PARAM(layout, bt_layouts, bt_layout_desc)
+#define BT_LAYOUT_PARAMS()						\
+	static const u8 bt_layouts[] = {				\
+		BLOOM_LAYOUT_BLOCKED, BLOOM_LAYOUT_STANDARD,		\
+		BLOOM_LAYOUT_PARTITIONED, BLOOM_LAYOUT_COUNTING,	\
+	};								\
+	KUNIT_ARRAY_PARAM(layout, bt_layouts, bt_layout_desc)
 
 #endif /* _BLOOM_TEST_H */

@@ -276,6 +276,7 @@ int bloom_registry_create(struct net *net, const char *name,
 		return -ENOMEM;
 	return bloom_registry_publish(net, name, c, false);
 }
+EXPORT_SYMBOL_GPL(bloom_registry_create);
 
 /**
  * bloom_registry_destroy() - remove a filter nobody uses
@@ -307,6 +308,7 @@ int bloom_registry_destroy(struct net *net, const char *name)
 		bloom_filter_put(f);
 	return err;
 }
+EXPORT_SYMBOL_GPL(bloom_registry_destroy);
 
 /**
  * bloom_registry_rename() - give a filter a new name
@@ -349,6 +351,7 @@ int bloom_registry_rename(struct net *net, const char *name,
 	kfree(n);
 	return err;
 }
+EXPORT_SYMBOL_GPL(bloom_registry_rename);
 
 /**
  * bloom_registry_swap() - exchange the contents of two filters
@@ -387,6 +390,7 @@ unlock:
 	mutex_unlock(&bn->lock);
 	return err;
 }
+EXPORT_SYMBOL_GPL(bloom_registry_swap);
 
 /**
  * bloom_registry_clear() - empty a filter, keeping its geometry and seed
@@ -414,6 +418,7 @@ int bloom_registry_clear(struct net *net, const char *name)
 	mutex_unlock(&bn->lock);
 	return err;
 }
+EXPORT_SYMBOL_GPL(bloom_registry_clear);
 
 /**
  * bloom_registry_halve() - fold a filter to half its size
@@ -452,6 +457,7 @@ unlock:
 	mutex_unlock(&bn->lock);
 	return err;
 }
+EXPORT_SYMBOL_GPL(bloom_registry_halve);
 
 /**
  * bloom_registry_combine() - union or intersect @src into @dst
@@ -488,6 +494,7 @@ unlock:
 	mutex_unlock(&bn->lock);
 	return err;
 }
+EXPORT_SYMBOL_GPL(bloom_registry_combine);
 
 /**
  * bloom_registry_limits() - read, or set then read, a namespace's limits
@@ -510,6 +517,7 @@ void bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set)
 	l->bytes = bn->bytes;
 	mutex_unlock(&bn->lock);
 }
+EXPORT_SYMBOL_GPL(bloom_registry_limits);
 
 /**
  * bloom_filter_report() - stats of a filter, for INFO and /proc/net/bloom

@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/bloom ABI, from userspace: the happy path of every command,
+ * each invalid field, bad pointers, permissions, namespaces, and
+ * save/restore fidelity. Built 64- and 32-bit; run in the test guest
+ * with bloom.ko loaded. Prints "ok - abiNN NAME" / "not ok - ..." lines.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#define XXH_INLINE_ALL		/* header-only: no 32-bit library needed */
+#include <xxhash.h>
+#include "../../uapi/bloom_ioctl.h"
+
+static int fd, failed, bits_word = sizeof(long) * 8;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok - abi%d ", ok ? "" : "not ", bits_word);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	failed |= !ok;
+}
+
+/* ioctl returning 0 or -errno */
+static int io(unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static void expect_err(const char *what, int got, int want)
+{
+	result(got == want, "%s: %s (got %s)", what,
+	       want ? strerror(-want) : "success", got ? strerror(-got) : "0");
+}
+
+static void name_of(char *dst, const char *name)
+{
+	memset(dst, 0, BLOOM_NAME_MAX);
+	snprintf(dst, BLOOM_NAME_MAX, "%s", name);
+}
+
+static int create(const char *name, __u64 bits, __u32 k, __u8 layout,
+		  __u8 key_type)
+{
+	struct bloom_ioc_create c = { .bits = bits, .hashes = k,
+				      .layout = layout, .key_type = key_type };
+
+	name_of(c.name, name);
+	return io(BLOOM_IOC_CREATE, &c);
+}
+
+static int destroy(const char *name)
+{
+	struct bloom_ioc_name n = {};
+
+	name_of(n.name, name);
+	return io(BLOOM_IOC_DESTROY, &n);
+}
+
+static void addr4(struct bloom_key_addr *k, uint32_t v4)
+{
+	memset(k, 0, sizeof(*k));
+	k->addr[10] = k->addr[11] = 0xff;
+	k->addr[12] = v4 >> 24;
+	k->addr[13] = v4 >> 16;
+	k->addr[14] = v4 >> 8;
+	k->addr[15] = v4;
+}
+
+static int batch(unsigned long cmd, const char *name, void *keys,
+		 __u32 count, __u32 stride, void *results,
+		 struct bloom_ioc_batch *out)
+{
+	struct bloom_ioc_batch b = {
+		.keys = (uintptr_t)keys, .results = (uintptr_t)results,
+		.count = count, .stride = stride,
+	};
+	int err;
+
+	name_of(b.name, name);
+	err = io(cmd, &b);
+	if (out)
+		*out = b;
+	return err;
+}
+
+static int info(const char *name, struct bloom_ioc_info *in)
+{
+	memset(in, 0xaa, sizeof(*in));
+	name_of(in->name, name);
+	return io(BLOOM_IOC_INFO, in);
+}
+
+static int all_zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++)
+			return 0;
+	return 1;
+}
+
+static void test_version(void)
+{
+	struct bloom_ioc_version v;
+
+	memset(&v, 0xaa, sizeof(v));
+	expect_err("VERSION succeeds", io(BLOOM_IOC_VERSION, &v), 0);
+	result(v.abi_version == BLOOM_ABI_VERSION && v.max_cmd == BLOOM_IOC_MAX_NR,
+	       "VERSION reports ABI %u, commands 0..%u", v.abi_version, v.max_cmd);
+	result(all_zero(v.reserved, sizeof(v.reserved)),
+	       "VERSION zeroes its reserved fields");
+	expect_err("unknown command number is ENOTTY",
+		   io(_IOR(BLOOM_IOC_MAGIC, 63, struct bloom_ioc_version), &v),
+		   -ENOTTY);
+	expect_err("wrong magic is ENOTTY",
+		   io(_IOR(0x42, 0, struct bloom_ioc_version), &v), -ENOTTY);
+	expect_err("wrong struct size is ENOTTY",
+		   io(_IOR(BLOOM_IOC_MAGIC, 0, __u64), &v), -ENOTTY);
+	expect_err("NULL argument is EFAULT", io(BLOOM_IOC_VERSION, NULL),
+		   -EFAULT);
+}
+
+struct create_case {
+	const char *what;
+	struct bloom_ioc_create c;
+	const char *name;
+	int err;
+};
+
+static void test_create_validation(void)
+{
+	static const struct create_case cases[] = {
+		{ "empty name", { .bits = 1024, .hashes = 3 }, "", -EINVAL },
+		{ "name with space", { .bits = 1024, .hashes = 3 }, "a b", -EINVAL },
+		{ "name with slash", { .bits = 1024, .hashes = 3 }, "a/b", -EINVAL },
+		{ "reserved set", { .bits = 1024, .hashes = 3,
+		  .reserved = { 1 } }, "r", -EINVAL },
+		{ "both m and capacity", { .bits = 1024, .hashes = 3,
+		  .capacity = 10, .fpr_ppb = 1000 }, "r", -EINVAL },
+		{ "neither m nor capacity", { .hashes = 3 }, "r", -EINVAL },
+		{ "capacity without rate", { .capacity = 10 }, "r", -EINVAL },
+		{ "seed without fixed-seed flag", { .bits = 1024, .hashes = 3,
+		  .seed = 5 }, "r", -EINVAL },
+		{ "unknown flag", { .bits = 1024, .hashes = 3, .flags = 0x100 },
+		  "r", -EINVAL },
+		{ "unknown layout", { .bits = 1024, .hashes = 3, .layout = 9 },
+		  "r", -EINVAL },
+		{ "unknown key type", { .bits = 1024, .hashes = 3,
+		  .key_type = 9 }, "r", -EINVAL },
+		{ "zero hashes with bits", { .bits = 1024 }, "r", -EINVAL },
+		{ "too many hashes", { .bits = 1024, .hashes = 33 }, "r", -EINVAL },
+		{ "blocked m not whole blocks", { .bits = 1000, .hashes = 3 },
+		  "r", -EINVAL },
+		{ "rate above one half", { .capacity = 10,
+		  .fpr_ppb = 600000000 }, "r", -EINVAL },
+		{ "m beyond the cap", { .bits = 1ULL << 40, .hashes = 3 },
+		  "r", -E2BIG },
+		{ "m beyond the namespace budget", { .bits = 1ULL << 34,
+		  .hashes = 3 }, "r", -E2BIG },
+	};
+	struct bloom_ioc_create c;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		c = cases[i].c;
+		name_of(c.name, cases[i].name);
+		expect_err(cases[i].what, io(BLOOM_IOC_CREATE, &c),
+			   cases[i].err);
+	}
+	memset(&c, 0, sizeof(c));
+	memset(c.name, 'x', sizeof(c.name));	/* no NUL */
+	c.bits = 1024;
+	c.hashes = 3;
+	expect_err("name without NUL", io(BLOOM_IOC_CREATE, &c), -EINVAL);
+	expect_err("nothing was created by bad requests", destroy("r"), -ENOENT);
+}
+
+static void test_create(void)
+{
+	struct bloom_ioc_create c = { .capacity = 1000000,
+				      .fpr_ppb = 10000000 };
+	struct bloom_ioc_create d = { .bits = 4096, .hashes = 4,
+				      .seed = 77,
+				      .flags = BLOOM_F_FIXED_SEED };
+
+	name_of(c.name, "sized");
+	expect_err("CREATE from capacity and rate", io(BLOOM_IOC_CREATE, &c), 0);
+	result(c.hashes == 7 && c.bits <= 10000000 && c.bits % 512 == 0,
+	       "CREATE reports chosen m=%llu k=%u", (unsigned long long)c.bits,
+	       c.hashes);
+	result(c.seed != 0, "CREATE picks a random seed");
+	expect_err("CREATE of a taken name is EEXIST", io(BLOOM_IOC_CREATE, &c),
+		   -EEXIST);
+	name_of(d.name, "fixed");
+	expect_err("CREATE with a fixed seed", io(BLOOM_IOC_CREATE, &d), 0);
+	result(d.seed == 77, "CREATE keeps a fixed seed");
+	destroy("sized");
+	destroy("fixed");
+}
+
+static void test_batches(void)
+{
+	struct bloom_key_addr keys[2000];
+	struct bloom_key_net nets[600];
+	unsigned char bitmap[2000 / 8];
+	struct bloom_ioc_batch b;
+	int i, present_ok = 1;
+
+	create("b", 1 << 20, 5, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	for (i = 0; i < 2000; i++)
+		addr4(&keys[i], 0xc0000200 + i);
+	expect_err("ADD 1000 addresses", batch(BLOOM_IOC_ADD, "b", keys, 1000,
+					       sizeof(keys[0]), NULL, &b), 0);
+	result(b.done == 1000 && b.hits == 1000, "ADD reports 1000 done, 1000 new");
+	memset(bitmap, 0xaa, sizeof(bitmap));
+	expect_err("TEST 2000 addresses", batch(BLOOM_IOC_TEST, "b", keys, 2000,
+						sizeof(keys[0]), bitmap, &b), 0);
+	for (i = 0; i < 1000; i++)
+		present_ok &= bitmap[i / 8] >> (i % 8) & 1;
+	result(present_ok && b.hits >= 1000 && b.hits < 1010,
+	       "TEST bitmap marks every added key (%u hits)", b.hits);
+	expect_err("TEST of a huge count is E2BIG",
+		   batch(BLOOM_IOC_TEST, "b", keys, BLOOM_BATCH_MAX + 1,
+			 sizeof(keys[0]), bitmap, NULL), -E2BIG);
+	expect_err("ADD with the wrong stride is EINVAL",
+		   batch(BLOOM_IOC_ADD, "b", keys, 1, 20, NULL, NULL), -EINVAL);
+	expect_err("ADD from a NULL key pointer is EFAULT",
+		   batch(BLOOM_IOC_ADD, "b", NULL, 1, 16, NULL, NULL), -EFAULT);
+	expect_err("TEST into a NULL result pointer is EFAULT",
+		   batch(BLOOM_IOC_TEST, "b", keys, 1, 16, NULL, NULL), -EFAULT);
+	expect_err("DEL on a non-counting filter is EOPNOTSUPP",
+		   batch(BLOOM_IOC_DEL, "b", keys, 1, 16, NULL, NULL),
+		   -EOPNOTSUPP);
+	expect_err("ADD to a missing filter is ENOENT",
+		   batch(BLOOM_IOC_ADD, "nope", keys, 1, 16, NULL, NULL),
+		   -ENOENT);
+	destroy("b");
+
+	/* A malformed key stops the batch exactly there. */
+	create("n", 1 << 20, 5, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_NET);
+	memset(nets, 0, sizeof(nets));
+	for (i = 0; i < 600; i++) {
+		nets[i].addr[10] = nets[i].addr[11] = 0xff;
+		nets[i].addr[12] = 10;
+		nets[i].addr[13] = i >> 8;
+		nets[i].addr[14] = i;
+		nets[i].plen = 120;
+	}
+	nets[300].addr[15] = 1;		/* host bits: malformed */
+	expect_err("ADD stops at a malformed key with EINVAL",
+		   batch(BLOOM_IOC_ADD, "n", nets, 600, sizeof(nets[0]), NULL,
+			 &b), -EINVAL);
+	result(b.done == 300, "ADD reports the bad key's index as done (%u)",
+	       b.done);
+	memset(bitmap, 0, sizeof(bitmap));
+	nets[300].addr[15] = 0;
+	batch(BLOOM_IOC_TEST, "n", nets, 600, sizeof(nets[0]), bitmap, &b);
+	result((bitmap[299 / 8] >> (299 % 8) & 1) && b.hits < 305,
+	       "keys before the bad one were added, none after (%u present)",
+	       b.hits);
+	destroy("n");
+}
+
+static void test_counting(void)
+{
+	struct bloom_key_addr k;
+	struct bloom_ioc_batch b;
+	unsigned char count = 0xaa;
+
+	create("c", 1 << 16, 4, BLOOM_LAYOUT_COUNTING, BLOOM_KEY_ADDR);
+	addr4(&k, 0x0a000001);
+	batch(BLOOM_IOC_ADD, "c", &k, 1, 16, NULL, NULL);
+	batch(BLOOM_IOC_ADD, "c", &k, 1, 16, NULL, NULL);
+	expect_err("COUNT succeeds", batch(BLOOM_IOC_COUNT, "c", &k, 1, 16,
+					   &count, NULL), 0);
+	result(count == 2, "COUNT of a key added twice is 2 (%u)", count);
+	expect_err("DEL succeeds", batch(BLOOM_IOC_DEL, "c", &k, 1, 16, NULL,
+					 NULL), 0);
+	batch(BLOOM_IOC_DEL, "c", &k, 1, 16, NULL, NULL);
+	expect_err("DEL of an absent key is ENOENT",
+		   batch(BLOOM_IOC_DEL, "c", &k, 1, 16, NULL, &b), -ENOENT);
+	result(b.done == 0, "DEL of an absent key applies nothing");
+	destroy("c");
+}
+
+static void test_info_list(void)
+{
+	struct bloom_ioc_info in;
+	struct bloom_ioc_list l = {};
+	char names[4][BLOOM_NAME_MAX];
+	struct bloom_key_addr k;
+
+	create("i1", 1 << 16, 4, BLOOM_LAYOUT_STANDARD, BLOOM_KEY_ADDR);
+	create("i2", 1 << 16, 4, BLOOM_LAYOUT_STANDARD, BLOOM_KEY_ADDR);
+	addr4(&k, 1);
+	batch(BLOOM_IOC_ADD, "i1", &k, 1, 16, NULL, NULL);
+	expect_err("INFO succeeds", info("i1", &in), 0);
+	result(in.bits == 1 << 16 && in.hashes == 4 && in.inserted == 1 &&
+	       in.bits_set >= 1 && in.bits_set <= 4 && in.mem_bytes == 8192 &&
+	       in.key_type == BLOOM_KEY_ADDR,
+	       "INFO reports geometry and stats (inserted %llu, %llu bits set)",
+	       (unsigned long long)in.inserted,
+	       (unsigned long long)in.bits_set);
+	result(all_zero(in.reserved, sizeof(in.reserved)) && !in.reserved0,
+	       "INFO zeroes reserved fields of a 0xAA-filled buffer");
+	expect_err("INFO of a missing filter is ENOENT", info("zz", &in),
+		   -ENOENT);
+	l.names = (uintptr_t)names;
+	l.count = 4;
+	expect_err("LIST succeeds", io(BLOOM_IOC_LIST, &l), 0);
+	result(l.returned == 2 && l.total == 2 && !strcmp(names[0], "i1") &&
+	       !strcmp(names[1], "i2"), "LIST returns the names in order");
+	l.returned = l.total = 0;
+	l.offset = 1;
+	io(BLOOM_IOC_LIST, &l);
+	result(l.returned == 1 && !strcmp(names[0], "i2"), "LIST pages by offset");
+	l.names = 8;	/* unmapped */
+	l.offset = 0;
+	l.returned = l.total = 0;
+	expect_err("LIST into a bad pointer is EFAULT", io(BLOOM_IOC_LIST, &l),
+		   -EFAULT);
+	destroy("i1");
+	destroy("i2");
+}
+
+static int pair(unsigned long cmd, const char *a, const char *b,
+		struct bloom_ioc_pair *out)
+{
+	struct bloom_ioc_pair p = {};
+
+	name_of(p.name, a);
+	name_of(p.other, b);
+	p.intersection = 0;
+	int err = io(cmd, &p);
+
+	if (out)
+		*out = p;
+	return err;
+}
+
+static void test_pairs(void)
+{
+	struct bloom_key_addr keys[3000];
+	struct bloom_ioc_pair p;
+	struct bloom_ioc_info in;
+	unsigned char bm[3000 / 8 + 1];
+	struct bloom_ioc_create c = { .bits = 1 << 18, .hashes = 4, .seed = 9,
+				      .flags = BLOOM_F_FIXED_SEED,
+				      .key_type = BLOOM_KEY_ADDR };
+	struct bloom_ioc_batch b;
+	int i;
+
+	for (i = 0; i < 3000; i++)
+		addr4(&keys[i], 0x0b000000 + i);
+	name_of(c.name, "pa");
+	io(BLOOM_IOC_CREATE, &c);
+	name_of(c.name, "pb");
+	io(BLOOM_IOC_CREATE, &c);
+	create("other", 1 << 18, 4, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	batch(BLOOM_IOC_ADD, "pa", keys, 2000, 16, NULL, NULL);
+	batch(BLOOM_IOC_ADD, "pb", keys + 1000, 2000, 16, NULL, NULL);
+	expect_err("ESTIMATE succeeds", pair(BLOOM_IOC_ESTIMATE, "pa", "pb", &p), 0);
+	result(p.intersection > 900 && p.intersection < 1100 &&
+	       p.union_ > 2850 && p.union_ < 3150,
+	       "ESTIMATE |A n B| ~ 1000 (%llu), |A u B| ~ 3000 (%llu)",
+	       (unsigned long long)p.intersection,
+	       (unsigned long long)p.union_);
+	expect_err("ESTIMATE across seeds is EINVAL",
+		   pair(BLOOM_IOC_ESTIMATE, "pa", "other", NULL), -EINVAL);
+	expect_err("UNION succeeds", pair(BLOOM_IOC_UNION, "pa", "pb", NULL), 0);
+	batch(BLOOM_IOC_TEST, "pa", keys, 3000, 16, bm, &b);
+	result(b.hits == 3000, "after UNION A holds both sets (%u)", b.hits);
+	expect_err("INTERSECT across seeds is EINVAL",
+		   pair(BLOOM_IOC_INTERSECT, "pa", "other", NULL), -EINVAL);
+	expect_err("INTERSECT succeeds",
+		   pair(BLOOM_IOC_INTERSECT, "pa", "pb", NULL), 0);
+	batch(BLOOM_IOC_TEST, "pa", keys, 1000, 16, bm, &b);
+	result(b.hits < 100, "after INTERSECT keys of A alone are gone (%u left)",
+	       b.hits);
+	expect_err("SWAP succeeds", pair(BLOOM_IOC_SWAP, "pb", "other", NULL), 0);
+	batch(BLOOM_IOC_TEST, "other", keys + 1000, 2000, 16, bm, &b);
+	result(b.hits == 2000, "after SWAP the other name has the contents");
+	expect_err("RENAME to a taken name is EEXIST",
+		   pair(BLOOM_IOC_RENAME, "pa", "pb", NULL), -EEXIST);
+	expect_err("RENAME succeeds", pair(BLOOM_IOC_RENAME, "pa", "pz", NULL), 0);
+	expect_err("the old name is gone", info("pa", &in), -ENOENT);
+	expect_err("HALVE succeeds", io(BLOOM_IOC_HALVE, &(struct bloom_ioc_name){
+		   .name = "other" }), 0);
+	info("other", &in);
+	batch(BLOOM_IOC_TEST, "other", keys + 1000, 2000, 16, bm, &b);
+	result(in.bits == 1 << 17 && b.hits == 2000,
+	       "HALVE keeps every key in half the bits");
+	expect_err("CLEAR succeeds", io(BLOOM_IOC_CLEAR, &(struct bloom_ioc_name){
+		   .name = "other" }), 0);
+	info("other", &in);
+	result(in.bits_set == 0 && in.inserted == 0, "CLEAR empties the filter");
+	expect_err("pair with a missing filter is ENOENT",
+		   pair(BLOOM_IOC_SWAP, "pz", "nope", NULL), -ENOENT);
+	destroy("pz");
+	destroy("pb");
+	destroy("other");
+}
+
+/* Save a filter into a snapshot file image, as bloomctl does. */
+static unsigned char *save(const char *name, size_t *len)
+{
+	struct bloom_ioc_save s = {};
+	unsigned char *buf;
+
+	name_of(s.name, name);
+	if (io(BLOOM_IOC_SAVE, &s))
+		return NULL;
+	*len = sizeof(s.hdr) + s.hdr.payload_len;
+	buf = calloc(1, *len);
+	memcpy(buf, &s.hdr, sizeof(s.hdr));
+	s.buf = (uintptr_t)(buf + sizeof(s.hdr));
+	s.len = s.hdr.payload_len;
+	s.generation = 0;
+	memset(&s.hdr, 0, sizeof(s.hdr));
+	if (io(BLOOM_IOC_SAVE, &s))
+		return NULL;
+	return buf;
+}
+
+static void seal(unsigned char *buf, size_t len)
+{
+	struct bloom_snap_hdr *h = (void *)buf;
+
+	/* The checksum is xxh64 over header (checksum zero) + payload. */
+	h->checksum = 0;
+	h->checksum = XXH64(buf, len, 0);
+}
+
+static int restore(const char *name, void *buf, size_t len, __u32 flags)
+{
+	struct bloom_ioc_restore r = { .buf = (uintptr_t)buf, .len = len,
+				       .flags = flags };
+
+	name_of(r.name, name);
+	return io(BLOOM_IOC_RESTORE, &r);
+}
+
+static void test_snapshots(void)
+{
+	struct bloom_key_addr keys[500];
+	struct bloom_ioc_info a, b;
+	unsigned char *img, *again;
+	size_t len, len2;
+	int i;
+
+	create("s", 1 << 16, 5, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	for (i = 0; i < 500; i++)
+		addr4(&keys[i], 0x0c000000 + i * 7);
+	batch(BLOOM_IOC_ADD, "s", keys, 500, 16, NULL, NULL);
+	img = save("s", &len);
+	result(img && len == sizeof(struct bloom_snap_hdr) + 8192,
+	       "SAVE returns header and payload");
+	if (!img)
+		return;
+	seal(img, len);
+	expect_err("RESTORE under a new name", restore("s2", img, len, 0), 0);
+	again = save("s2", &len2);
+	seal(again, len2);
+	result(again && len2 == len && !memcmp(img, again, len),
+	       "save, restore, save reproduces the snapshot bit for bit");
+	info("s", &a);
+	info("s2", &b);
+	result(a.seed == b.seed && a.bits_set == b.bits_set &&
+	       b.inserted == 500, "the restored filter has the same seed and bits");
+	expect_err("RESTORE onto an existing name is EEXIST",
+		   restore("s2", img, len, 0), -EEXIST);
+	expect_err("RESTORE with REPLACE", restore("s2", img, len,
+						    BLOOM_RESTORE_REPLACE), 0);
+	img[sizeof(struct bloom_snap_hdr) + 100] ^= 1;
+	expect_err("RESTORE of a corrupted payload is EBADMSG",
+		   restore("s3", img, len, 0), -EBADMSG);
+	expect_err("and leaves no filter behind", info("s3", &a), -ENOENT);
+	expect_err("RESTORE of a truncated snapshot is EMSGSIZE",
+		   restore("s3", img, len - 8, 0), -EMSGSIZE);
+	expect_err("RESTORE of less than a header is ENODATA",
+		   restore("s3", img, 10, 0), -ENODATA);
+	img[0] ^= 0xff;
+	expect_err("RESTORE of a bad magic is EPROTO",
+		   restore("s3", img, len, 0), -EPROTO);
+	expect_err("RESTORE with an unknown flag is EINVAL",
+		   restore("s3", img, len, 2), -EINVAL);
+	expect_err("RESTORE from a NULL buffer is EFAULT",
+		   restore("s3", NULL, len, 0), -EFAULT);
+	free(img);
+	free(again);
+	destroy("s");
+	destroy("s2");
+}
+
+/* Runs @fn in a child; returns its exit status. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid)
+		exit(fn());
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+static int drop_net_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1U << CAP_NET_ADMIN);
+	d[0].permitted &= ~(1U << CAP_NET_ADMIN);
+	return syscall(SYS_capset, &h, d);
+}
+
+static int unprivileged(void)
+{
+	struct bloom_key_addr k;
+	unsigned char bm = 0;
+
+	if (drop_net_admin())
+		return 10;
+	addr4(&k, 1);
+	if (create("x", 1024, 3, 0, 0) != -EPERM)
+		return 1;
+	if (batch(BLOOM_IOC_ADD, "shared", &k, 1, 16, NULL, NULL) != -EPERM)
+		return 2;
+	if (destroy("shared") != -EPERM)
+		return 3;
+	if (batch(BLOOM_IOC_TEST, "shared", &k, 1, 16, &bm, NULL) || !bm)
+		return 4;
+	return 0;
+}
+
+static int other_netns(void)
+{
+	struct bloom_ioc_list l = {};
+	struct bloom_ioc_info in;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	close(fd);
+	fd = open("/dev/bloom", O_RDWR);
+	if (fd < 0 || io(BLOOM_IOC_LIST, &l) || l.total != 0)
+		return 1;
+	if (info("shared", &in) != -ENOENT)
+		return 2;
+	if (create("shared", 1024, 3, 0, BLOOM_KEY_BYTES))
+		return 3;
+	return 0;
+}
+
+static void test_isolation(void)
+{
+	struct bloom_ioc_info in;
+	struct bloom_key_addr k;
+
+	create("shared", 1 << 12, 3, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	addr4(&k, 1);
+	batch(BLOOM_IOC_ADD, "shared", &k, 1, 16, NULL, NULL);
+	result(in_child(unprivileged) == 0,
+	       "without CAP_NET_ADMIN changes are EPERM, tests still work");
+	result(in_child(other_netns) == 0,
+	       "another network namespace sees none of these filters");
+	info("shared", &in);
+	result(in.key_type == BLOOM_KEY_ADDR,
+	       "a same-named filter there did not touch this one");
+	destroy("shared");
+}
+
+static void test_limits(void)
+{
+	struct bloom_ioc_limits l = {}, saved;
+
+	expect_err("LIMITS read", io(BLOOM_IOC_LIMITS, &l), 0);
+	saved = l;
+	l.max_filters = l.filters;
+	l.flags = BLOOM_LIMITS_SET;
+	l.filters = l.bytes = 0;
+	expect_err("LIMITS set", io(BLOOM_IOC_LIMITS, &l), 0);
+	expect_err("CREATE beyond the filter limit is ENOSPC",
+		   create("over", 1024, 3, 0, 0), -ENOSPC);
+	saved.flags = BLOOM_LIMITS_SET;
+	saved.filters = saved.bytes = 0;
+	io(BLOOM_IOC_LIMITS, &saved);
+	l = (struct bloom_ioc_limits){ .flags = 4 };
+	expect_err("LIMITS with an unknown flag is EINVAL",
+		   io(BLOOM_IOC_LIMITS, &l), -EINVAL);
+}
+
+static void test_bad_pointer(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	munmap(p, 4096);
+	expect_err("an unmapped argument is EFAULT", io(BLOOM_IOC_CREATE, p),
+		   -EFAULT);
+	expect_err("DESTROY of a missing filter is ENOENT", destroy("gone"),
+		   -ENOENT);
+}
+
+int main(int argc, char **argv)
+{
+	fd = open("/dev/bloom", O_RDWR);
+	/* Helpers for lifetime tests: ioctl-test create|destroy NAME */
+	if (fd >= 0 && argc == 3 && !strcmp(argv[1], "create"))
+		return -create(argv[2], 1 << 20, 4, 0, BLOOM_KEY_ADDR);
+	if (fd >= 0 && argc == 3 && !strcmp(argv[1], "destroy"))
+		return -destroy(argv[2]);
+	if (fd < 0) {
+		printf("not ok - abi%d open /dev/bloom: %s\n", bits_word,
+		       strerror(errno));
+		return 1;
+	}
+	test_version();
+	test_create_validation();
+	test_create();
+	test_batches();
+	test_counting();
+	test_info_list();
+	test_pairs();
+	test_snapshots();
+	test_isolation();
+	test_limits();
+	test_bad_pointer();
+	return failed;
+}
