@@ -40,7 +40,15 @@ sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
 tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
-	$(BUILD)/ioctl-test32
+	$(BUILD)/ioctl-test32 $(BUILD)/bloomctl
+
+BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
+BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)
+
+$(BUILD)/bloomctl: $(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR) \
+		uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $(BLOOMCTL_SRC) $(CORE_SRC) $(LDLIBS)
 
 $(BUILD)/ioctl-test64 $(BUILD)/ioctl-test32: $(BUILD)/ioctl-test%: \
 		tools/tests/ioctl_test.c uapi/bloom.h uapi/bloom_ioctl.h
@@ -59,6 +67,10 @@ $(BUILD)/snapshot-fuzz: tools/tests/snapshot_fuzz.c $(CORE_SRC) $(CORE_HDR)
 $(BUILD)/bench-core: scripts/bench/core.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/core.c $(CORE_SRC) $(LDLIBS)
+
+$(BUILD)/bench-ioctl: scripts/bench/ioctl.c uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ scripts/bench/ioctl.c
 
 $(BUILD)/gen_vectors: tools/tests/gen_vectors.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)
