@@ -40,7 +40,12 @@ sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
 tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
-	$(BUILD)/ioctl-test32 $(BUILD)/bloomctl
+	$(BUILD)/ioctl-test32 $(BUILD)/bloomctl $(BUILD)/xtables/libxt_bloom.so
+
+# The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
+$(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c uapi/xt_bloom.h
+	@mkdir -p $(BUILD)/xtables
+	$(CC) $(UCFLAGS) -O2 -fPIC -shared -o $@ $< -lxtables
 
 BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
 BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)

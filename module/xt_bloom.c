@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xt_bloom: match packets whose address, port or flow is in a Bloom
+ * filter of bloom.ko. The rule holds the filter (bloom_get() at
+ * checkentry, bloom_put() at destroy), so the packet path only builds a
+ * key on the stack and probes: no lock, no allocation.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/module.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/skbuff.h>
+#include <net/ipv6.h>
+#include "../uapi/xt_bloom.h"
+#include "bloom.h"
+
+union bloom_mt_key {
+	struct bloom_key_addr addr;
+	struct bloom_key_addr_port ap;
+	struct bloom_key_flow flow;
+};
+
+/* IPv4 addresses are keyed v4-mapped, so one filter holds both families. */
+static void map_v4(u8 *out, __be32 v4)
+{
+	memset(out, 0, 10);
+	out[10] = 0xff;
+	out[11] = 0xff;
+	memcpy(out + 12, &v4, 4);
+}
+
+struct pkt {
+	u8 saddr[16], daddr[16];
+	u8 proto;
+	int thoff;		/* transport header, or -1 if unknown */
+	bool fragment;		/* not the first fragment: no ports */
+};
+
+static void parse(const struct sk_buff *skb, struct xt_action_param *par,
+		  struct pkt *p)
+{
+	if (xt_family(par) == NFPROTO_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		map_v4(p->saddr, iph->saddr);
+		map_v4(p->daddr, iph->daddr);
+		p->proto = iph->protocol;
+		p->thoff = par->thoff;
+		p->fragment = par->fragoff != 0;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+		unsigned int thoff = 0;
+		unsigned short frag = 0;
+		int proto;
+
+		memcpy(p->saddr, &ip6h->saddr, 16);
+		memcpy(p->daddr, &ip6h->daddr, 16);
+		proto = ipv6_find_hdr(skb, &thoff, -1, &frag, NULL);
+		p->proto = proto < 0 ? 0 : proto;
+		p->thoff = proto < 0 ? -1 : thoff;
+		p->fragment = frag != 0;
+	}
+}
+
+/* Source and destination port; false if the packet does not show them. */
+static bool ports(const struct sk_buff *skb, struct xt_action_param *par,
+		  const struct pkt *p, __be16 *sport, __be16 *dport)
+{
+	__be16 _ports[2];
+	const __be16 *pp;
+
+	switch (p->proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+		break;
+	default:
+		return false;
+	}
+	if (p->fragment || p->thoff < 0)
+		return false;
+	pp = skb_header_pointer(skb, p->thoff, sizeof(_ports), _ports);
+	if (!pp) {
+		/* Claims a transport header it does not carry: drop it. */
+		par->hotdrop = true;
+		return false;
+	}
+	*sport = pp[0];
+	*dport = pp[1];
+	return true;
+}
+
+/* Builds the rule's key from the packet; returns its length or 0. */
+static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
+		       const struct xt_bloom_mtinfo0 *info, const struct pkt *p,
+		       union bloom_mt_key *k)
+{
+	bool dst = info->flags & XT_BLOOM_DST;
+	__be16 sport, dport;
+
+	memset(k, 0, sizeof(*k));
+	switch (info->key_type) {
+	case BLOOM_KEY_ADDR:
+		memcpy(k->addr.addr, dst ? p->daddr : p->saddr, 16);
+		return sizeof(k->addr);
+	case BLOOM_KEY_ADDR_PORT:
+		if (!ports(skb, par, p, &sport, &dport))
+			return 0;
+		memcpy(k->ap.addr, dst ? p->daddr : p->saddr, 16);
+		k->ap.port = dst ? dport : sport;
+		k->ap.proto = p->proto;
+		return sizeof(k->ap);
+	case BLOOM_KEY_FLOW:
+		if (!ports(skb, par, p, &sport, &dport))
+			return 0;
+		memcpy(k->flow.saddr, p->saddr, 16);
+		memcpy(k->flow.daddr, p->daddr, 16);
+		k->flow.sport = sport;
+		k->flow.dport = dport;
+		k->flow.proto = p->proto;
+		return sizeof(k->flow);
+	default:
+		return 0;
+	}
+}
+
+static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	const struct xt_bloom_mtinfo0 *info = par->matchinfo;
+	bool invert = info->flags & XT_BLOOM_INVERT;
+	union bloom_mt_key key;
+	struct pkt p;
+	size_t len;
+	bool hit;
+
+	parse(skb, par, &p);
+	if (info->key_type == BLOOM_KEY_NET)
+		return bloom_test_net(info->filter, info->flags & XT_BLOOM_DST ?
+				      p.daddr : p.saddr) ^ invert;
+	len = make_key(skb, par, info, &p, &key);
+	if (!len)
+		return false;	/* no key: neither in nor out of the filter */
+	if (info->flags & XT_BLOOM_UPDATE)
+		hit = bloom_test_and_add(info->filter, &key, len) == 1;
+	else
+		hit = bloom_test(info->filter, &key, len);
+	return hit ^ invert;
+}
+
+static const char *const key_names[] = {
+	"bytes", "addr", "net", "addr,port", "flow",
+};
+
+static int bloom_mt_check(const struct xt_mtchk_param *par)
+{
+	struct xt_bloom_mtinfo0 *info = par->matchinfo;
+	struct bloom_filter *f;
+	u8 type;
+
+	if (strnlen(info->name, sizeof(info->name)) == sizeof(info->name) ||
+	    (info->flags & ~XT_BLOOM_FLAGS_ALL) ||
+	    memchr_inv(info->pad, 0, sizeof(info->pad)))
+		return -EINVAL;
+	if (info->key_type == BLOOM_KEY_BYTES ||
+	    info->key_type >= BLOOM_KEY_MAX) {
+		pr_info_ratelimited("bloom: a rule cannot form %s keys\n",
+				    info->key_type == BLOOM_KEY_BYTES ?
+				    "bytes" : "unknown");
+		return -EINVAL;
+	}
+	if (info->key_type == BLOOM_KEY_NET && (info->flags & XT_BLOOM_UPDATE)) {
+		pr_info_ratelimited("bloom: update mode cannot add prefixes\n");
+		return -EINVAL;
+	}
+	f = bloom_get(par->net, info->name);
+	if (IS_ERR(f)) {
+		pr_info_ratelimited("bloom: no filter named \"%s\"\n",
+				    info->name);
+		return -ENOENT;
+	}
+	type = bloom_key_type(f);
+	if (type != info->key_type) {
+		pr_info_ratelimited("bloom: filter \"%s\" holds %s keys, the rule forms %s keys\n",
+				    info->name, key_names[type],
+				    key_names[info->key_type]);
+		bloom_put(f);
+		return -EINVAL;
+	}
+	info->filter = f;
+	return 0;
+}
+
+static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
+{
+	const struct xt_bloom_mtinfo0 *info = par->matchinfo;
+
+	bloom_put(info->filter);
+}
+
+static struct xt_match bloom_mt_reg __read_mostly = {
+	.name = "bloom",
+	.revision = 0,
+	.family = NFPROTO_UNSPEC,
+	.match = bloom_mt,
+	.checkentry = bloom_mt_check,
+	.destroy = bloom_mt_destroy,
+	.matchsize = sizeof(struct xt_bloom_mtinfo0),
+	.usersize = offsetof(struct xt_bloom_mtinfo0, filter),
+	.me = THIS_MODULE,
+};
+
+static int __init bloom_mt_init(void)
+{
+	return xt_register_match(&bloom_mt_reg);
+}
+
+static void __exit bloom_mt_exit(void)
+{
+	xt_unregister_match(&bloom_mt_reg);
+}
+
+module_init(bloom_mt_init);
+module_exit(bloom_mt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Xtables: match addresses, ports and flows in a Bloom filter");
+MODULE_ALIAS("ipt_bloom");
+MODULE_ALIAS("ip6t_bloom");

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libxt_bloom: teaches iptables and ip6tables (legacy and nft) the
+ * "bloom" match of xt_bloom.ko.
+ *
+ *   -m bloom [!] --bloom-set NAME [--bloom-key addr|net|addr,port|flow]
+ *            [--bloom-dir src|dst] [--bloom-update]
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <xtables.h>
+#include "../../uapi/bloom_ioctl.h"
+#include "../../uapi/xt_bloom.h"
+
+enum { O_SET, O_KEY, O_DIR, O_UPDATE };
+
+static const char *const key_names[] = {
+	[BLOOM_KEY_ADDR] = "addr", [BLOOM_KEY_NET] = "net",
+	[BLOOM_KEY_ADDR_PORT] = "addr,port", [BLOOM_KEY_FLOW] = "flow",
+};
+
+static const struct xt_option_entry bloom_opts[] = {
+	{ .name = "bloom-set", .id = O_SET, .type = XTTYPE_STRING,
+	  .flags = XTOPT_MAND | XTOPT_INVERT | XTOPT_PUT,
+	  XTOPT_POINTER(struct xt_bloom_mtinfo0, name) },
+	{ .name = "bloom-key", .id = O_KEY, .type = XTTYPE_STRING },
+	{ .name = "bloom-dir", .id = O_DIR, .type = XTTYPE_STRING },
+	{ .name = "bloom-update", .id = O_UPDATE, .type = XTTYPE_NONE },
+	XTOPT_TABLEEND,
+};
+
+static void bloom_help(void)
+{
+	printf(
+"bloom match options:\n"
+"[!] --bloom-set NAME     match packets whose key is in Bloom filter NAME\n"
+"                         (\"!\": whose key is not)\n"
+"  --bloom-key TYPE       how the packet forms its key, which must be the\n"
+"                         filter's key type: addr (default), net (every\n"
+"                         prefix length the filter holds), addr,port, flow\n"
+"  --bloom-dir src|dst    take address and port from the source (default)\n"
+"                         or the destination\n"
+"  --bloom-update         add the key to the filter; match if it was\n"
+"                         already there (\"seen before\")\n"
+"Filters are made with bloomctl(8); see its man page.\n");
+}
+
+static void bloom_init(struct xt_entry_match *m)
+{
+	struct xt_bloom_mtinfo0 *info = (void *)m->data;
+
+	info->key_type = BLOOM_KEY_ADDR;
+}
+
+static int key_from_name(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++)
+		if (key_names[i] && !strcmp(s, key_names[i]))
+			return i;
+	return -1;
+}
+
+static void bloom_parse(struct xt_option_call *cb)
+{
+	struct xt_bloom_mtinfo0 *info = cb->data;
+	int key;
+
+	xtables_option_parse(cb);
+	switch (cb->entry->id) {
+	case O_SET:
+		if (cb->invert)
+			info->flags |= XT_BLOOM_INVERT;
+		break;
+	case O_KEY:
+		key = key_from_name(cb->arg);
+		if (key < 0)
+			xtables_error(PARAMETER_PROBLEM,
+				      "bloom: --bloom-key takes addr, net, addr,port or flow, not \"%s\"",
+				      cb->arg);
+		info->key_type = key;
+		break;
+	case O_DIR:
+		if (!strcmp(cb->arg, "dst"))
+			info->flags |= XT_BLOOM_DST;
+		else if (strcmp(cb->arg, "src"))
+			xtables_error(PARAMETER_PROBLEM,
+				      "bloom: --bloom-dir takes src or dst, not \"%s\"",
+				      cb->arg);
+		break;
+	case O_UPDATE:
+		info->flags |= XT_BLOOM_UPDATE;
+		break;
+	}
+}
+
+/*
+ * The kernel refuses a rule for a missing filter or the wrong key type
+ * with a bare errno; ask /dev/bloom first to say why in words.
+ */
+static void bloom_check(struct xt_fcheck_call *cb)
+{
+	const struct xt_bloom_mtinfo0 *info = cb->data;
+	struct bloom_ioc_info in = {};
+	int fd;
+
+	if (info->key_type == BLOOM_KEY_NET && (info->flags & XT_BLOOM_UPDATE))
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: --bloom-update cannot add prefixes to a net filter");
+	fd = open("/dev/bloom", O_RDONLY);
+	if (fd < 0)
+		return;		/* not loaded, or no access: the kernel decides */
+	memcpy(in.name, info->name, sizeof(in.name));
+	if (ioctl(fd, BLOOM_IOC_INFO, &in)) {
+		close(fd);
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: no filter named \"%s\" (create it with bloomctl create)",
+			      info->name);
+	}
+	close(fd);
+	if (in.key_type != info->key_type)
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: filter \"%s\" holds %s keys, but --bloom-key is %s",
+			      info->name,
+			      in.key_type < BLOOM_KEY_MAX && key_names[in.key_type] ?
+			      key_names[in.key_type] : "bytes",
+			      key_names[info->key_type]);
+}
+
+static void bloom_print_opts(const struct xt_bloom_mtinfo0 *info,
+			     const char *prefix)
+{
+	printf(" %s--%sset %s", info->flags & XT_BLOOM_INVERT ? "! " : "",
+	       prefix, info->name);
+	if (info->key_type != BLOOM_KEY_ADDR)
+		printf(" --%skey %s", prefix, key_names[info->key_type]);
+	if (info->flags & XT_BLOOM_DST)
+		printf(" --%sdir dst", prefix);
+	if (info->flags & XT_BLOOM_UPDATE)
+		printf(" --%supdate", prefix);
+}
+
+static void bloom_print(const void *ip, const struct xt_entry_match *m,
+			int numeric)
+{
+	const struct xt_bloom_mtinfo0 *info = (const void *)m->data;
+
+	printf(" bloom");
+	bloom_print_opts(info, "bloom-");
+}
+
+static void bloom_save(const void *ip, const struct xt_entry_match *m)
+{
+	bloom_print_opts((const void *)m->data, "bloom-");
+}
+
+static struct xtables_match bloom_mt_reg = {
+	.name = "bloom",
+	.revision = 0,
+	.family = NFPROTO_UNSPEC,
+	.version = XTABLES_VERSION,
+	.size = XT_ALIGN(sizeof(struct xt_bloom_mtinfo0)),
+	.userspacesize = offsetof(struct xt_bloom_mtinfo0, filter),
+	.help = bloom_help,
+	.init = bloom_init,
+	.print = bloom_print,
+	.save = bloom_save,
+	.x6_parse = bloom_parse,
+	.x6_fcheck = bloom_check,
+	.x6_options = bloom_opts,
+};
+
+/* Runs when iptables dlopen()s the extension. */
+static void __attribute__((constructor)) bloom_mt_ldr(void)
+{
+	xtables_register_match(&bloom_mt_reg);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * xt_bloom: the "bloom" match. The revision-0 match info is ABI: frozen.
+ */
+#ifndef _UAPI_XT_BLOOM_H
+#define _UAPI_XT_BLOOM_H
+
+#include <linux/types.h>
+#include "bloom.h"
+
+/* @flags */
+#define XT_BLOOM_DST		(1 << 0)	/* key from the destination */
+#define XT_BLOOM_INVERT		(1 << 1)	/* match when absent */
+#define XT_BLOOM_UPDATE		(1 << 2)	/* add the key; match if seen */
+#define XT_BLOOM_FLAGS_ALL	(XT_BLOOM_DST | XT_BLOOM_INVERT | XT_BLOOM_UPDATE)
+
+/*
+ * @key_type says how the packet forms its key and must equal the
+ * filter's (checked when the rule is inserted):
+ *   BLOOM_KEY_ADDR       the source (or destination) address
+ *   BLOOM_KEY_NET        the address, probed against each prefix length
+ *                        the filter holds, longest first (no update)
+ *   BLOOM_KEY_ADDR_PORT  address, protocol and port
+ *   BLOOM_KEY_FLOW       protocol, both addresses, both ports
+ */
+struct xt_bloom_mtinfo0 {
+	char	name[BLOOM_NAME_MAX];
+	__u8	key_type;
+	__u8	flags;
+	__u8	pad[6];			/* zero */
+
+	/* Used internally by the kernel */
+	struct bloom_filter *filter __attribute__((aligned(8)));
+};
+
+#endif /* _UAPI_XT_BLOOM_H */
