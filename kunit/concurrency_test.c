@@ -71,7 +71,7 @@ static int reader_fn(void *arg)
 static void concurrent_adds_are_never_missed(struct kunit *test)
 {
 	u8 layout = *(u8 *)test->param_value;
-	struct bloom_geom g = { .hashes = 6, .seed = 5, .layout = layout,
+	struct bloom_geom g = { .hashes = 8, .seed = 5, .layout = layout,
 				.bits = 1 << 19 };
 	struct worker workers[WRITERS + READERS];
 	struct race *r = bt_alloc(test, sizeof(*r));

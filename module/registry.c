@@ -223,6 +223,31 @@ static int add_filter(struct bloom_net *bn, const char *name,
 }
 
 /**
+ * bloom_registry_room() - would a filter of this geometry fit the limits?
+ * @net: the namespace
+ * @g: a valid geometry
+ *
+ * A hint taken before allocating, so that a request over the budget
+ * fails with its own error rather than -ENOMEM; publishing checks again.
+ *
+ * Return: 0, -ENOSPC or -E2BIG.
+ */
+int bloom_registry_room(struct net *net, const struct bloom_geom *g)
+{
+	struct bloom_net *bn = bloom_net(net);
+	struct bloom_contents *c;
+	struct bloom_core core;
+	int err;
+
+	bloom_core_init(&core, g);
+	mutex_lock(&bn->lock);
+	err = bn->nfilters >= bn->max_filters ? -ENOSPC :
+	      charge(bn, struct_size(c, bits.words, core.nwords));
+	mutex_unlock(&bn->lock);
+	return err;
+}
+
+/**
  * bloom_registry_publish() - list @c under @name, or replace its contents
  * @net: the namespace
  * @name: a valid name
@@ -268,7 +293,10 @@ int bloom_registry_create(struct net *net, const char *name,
 			  struct bloom_geom *g)
 {
 	struct bloom_contents *c;
+	int err = bloom_registry_room(net, g);
 
+	if (err)
+		return err;
 	if (!(g->flags & BLOOM_F_FIXED_SEED))
 		g->seed = get_random_u64();
 	c = bloom_contents_new(g);

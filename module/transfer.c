@@ -312,6 +312,11 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 	err = bloom_snap_check_hdr(&hdr, r->len, &info);
 	if (err)
 		return err;
+	if (!(r->flags & BLOOM_RESTORE_REPLACE)) {
+		err = bloom_registry_room(net, &info.geom);
+		if (err)
+			return err;
+	}
 	c = bloom_contents_new(&info.geom);
 	if (!c)
 		return -ENOMEM;

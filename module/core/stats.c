@@ -42,7 +42,9 @@ static inline void maybe_resched(u64 i)
 		bloom_resched();
 }
 
-/* -(units / k) ln(1 - x / units), or U64_MAX when x == units. */
+#define CARD_SHIFT	16	/* estimates are summed in Q48.16 */
+
+/* -(units / k) ln(1 - x / units) in Q48.16, or U64_MAX when x == units. */
 static u64 card_of(u64 x, u64 units, u32 k)
 {
 	s64 l;
@@ -52,7 +54,14 @@ static u64 card_of(u64 x, u64 units, u32 k)
 	if (!x)
 		return 0;
 	l = bloom_fx_ln(bloom_mul_div(units - x, 1ULL << Q32, units));
-	return bloom_mul_div((u64)-l, units, (u64)k << Q32);
+	return bloom_mul_div((u64)-l, units, (u64)k << (Q32 - CARD_SHIFT));
+}
+
+/* A Q48.16 sum rounded to a count; U64_MAX stays. */
+static u64 card_round(u64 q16)
+{
+	return q16 == U64_MAX ? U64_MAX :
+	       (q16 + (1ULL << (CARD_SHIFT - 1))) >> CARD_SHIFT;
 }
 
 /* (x / units)^k, Q32. */
@@ -103,6 +112,7 @@ static void fill_blocked(const struct bloom_core *c,
 		fpr_sum += bloom_mul_div(all_set_q32(x, BLOOM_BLOCK_BITS, k),
 					 hist[x], c->range);
 	}
+	f->card = card_round(f->card);
 	f->fpr_q32 = fpr_sum;
 }
 
@@ -141,7 +151,7 @@ static void fill_partitioned(const struct bloom_core *c,
 		card = sat_add(card, card_of(x, s, 1));
 		fpr = bloom_mul_shr(fpr, all_set_q32(x, s, 1), Q32);
 	}
-	f->card = card == U64_MAX ? U64_MAX : card / k;
+	f->card = card_round(card == U64_MAX ? U64_MAX : card / k);
 	f->fpr_q32 = fpr;
 }
 
@@ -159,7 +169,7 @@ static void fill_of(const struct bloom_core *c, const struct bloom_bits *a,
 		f->bits_set += bloom_popcount64(fill_word(c, a, b, i));
 		maybe_resched(i);
 	}
-	f->card = card_of(f->bits_set, units, c->g.hashes);
+	f->card = card_round(card_of(f->bits_set, units, c->g.hashes));
 	f->fpr_q32 = all_set_q32(f->bits_set, units, c->g.hashes);
 }
 
