@@ -40,7 +40,8 @@ sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
 tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
-	$(BUILD)/ioctl-test32 $(BUILD)/bloomctl $(BUILD)/xtables/libxt_bloom.so
+	$(BUILD)/ioctl-test32 $(BUILD)/xtables/libxt_bloom.so \
+	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
 $(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c uapi/xt_bloom.h
