@@ -15,6 +15,8 @@ CORE_HDR := $(wildcard module/core/*.h) uapi/bloom.h
 TEST_SRC := tools/tests/kunit_shim.c kunit/geometry_test.c \
 	    kunit/filter_test.c kunit/algebra_test.c kunit/snapshot_test.c
 TEST_HDR := tools/tests/kunit_shim.h kunit/bloom_test.h kunit/vectors.h
+BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
+BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)
 
 CC       ?= cc
 CLANG    ?= clang
@@ -48,8 +50,6 @@ $(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c uapi/xt_bloom.h
 	@mkdir -p $(BUILD)/xtables
 	$(CC) $(UCFLAGS) -O2 -fPIC -shared -o $@ $< -lxtables
 
-BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
-BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)
 
 $(BUILD)/bloomctl: $(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR) \
 		uapi/bloom_ioctl.h
