@@ -42,7 +42,7 @@ sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
 tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
-	$(BUILD)/ioctl-test32 $(BUILD)/xtables/libxt_bloom.so \
+	$(BUILD)/ioctl-test32 $(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
@@ -73,6 +73,10 @@ $(BUILD)/snapshot-fuzz: tools/tests/snapshot_fuzz.c $(CORE_SRC) $(CORE_HDR)
 $(BUILD)/bench-core: scripts/bench/core.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/core.c $(CORE_SRC) $(LDLIBS)
+
+$(BUILD)/bloom-send: tools/tests/send.c
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $<
 
 $(BUILD)/bench-ioctl: scripts/bench/ioctl.c uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test traffic: UDP packets from arbitrary source addresses (IPv4 or
+ * IPv6), using transparent sockets so no address needs configuring.
+ *
+ *   bloom-send DST DPORT SRC[,SPORT]...     one packet from each source
+ *   bloom-send DST DPORT -                  sources from stdin, one a line
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef IPV6_TRANSPARENT
+#define IPV6_TRANSPARENT 75
+#endif
+
+union addr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+static int parse(const char *text, unsigned int port, union addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, text, &a->v4.sin_addr) == 1) {
+		a->v4.sin_family = AF_INET;
+		a->v4.sin_port = htons(port);
+		return sizeof(a->v4);
+	}
+	if (inet_pton(AF_INET6, text, &a->v6.sin6_addr) == 1) {
+		a->v6.sin6_family = AF_INET6;
+		a->v6.sin6_port = htons(port);
+		return sizeof(a->v6);
+	}
+	return -1;
+}
+
+/* "ADDR" or "ADDR,PORT" (IPv6 too: the port follows the last comma). */
+static int send_from(const char *src_text, const union addr *dst, int dlen)
+{
+	char buf[128], *comma;
+	unsigned int sport = 40000;
+	union addr src;
+	int fd, one = 1, slen;
+
+	snprintf(buf, sizeof(buf), "%s", src_text);
+	comma = strrchr(buf, ',');
+	if (comma) {
+		*comma = 0;
+		sport = atoi(comma + 1);
+	}
+	slen = parse(buf, sport, &src);
+	if (slen < 0 || src.sa.sa_family != dst->sa.sa_family) {
+		fprintf(stderr, "bloom-send: bad source '%s'\n", src_text);
+		return -1;
+	}
+	fd = socket(src.sa.sa_family, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	if (src.sa.sa_family == AF_INET)
+		setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one));
+	else
+		setsockopt(fd, SOL_IPV6, IPV6_TRANSPARENT, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, &src.sa, slen) ||
+	    sendto(fd, "bloom", 5, 0, &dst->sa, dlen) != 5) {
+		fprintf(stderr, "bloom-send: from %s: %s\n", src_text,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char line[256];
+	union addr dst;
+	int dlen, i, bad = 0;
+
+	if (argc < 4 || (dlen = parse(argv[1], atoi(argv[2]), &dst)) < 0) {
+		fprintf(stderr, "usage: bloom-send DST DPORT SRC[,SPORT]... | -\n");
+		return 2;
+	}
+	if (!strcmp(argv[3], "-")) {
+		while (fgets(line, sizeof(line), stdin)) {
+			line[strcspn(line, " \n")] = 0;
+			if (*line)
+				bad |= send_from(line, &dst, dlen);
+		}
+	} else {
+		for (i = 3; i < argc; i++)
+			bad |= send_from(argv[i], &dst, dlen);
+	}
+	return bad ? 1 : 0;
+}
