@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-#   make              modules (bloom.ko, bloom_kunit.ko) and userspace tools
+#   make demo         the demo: a real blocklist dropping traffic in a VM
+#   make              modules (bloom.ko, xt_bloom.ko, bloom_kunit.ko), tools
 #   make check        everything: deps, kernel, builds, unit tests, fuzzing,
 #                     KUnit and integration tests in the QEMU guest
 #   make compat-check build the modules against Debian's 6.1 and 6.12 headers
@@ -28,7 +29,7 @@ LDLIBS   := -lxxhash
 host_kdir := /lib/modules/$(shell uname -r)/build
 kdir = $(or $(KDIR),$(if $(wildcard $(host_kdir)/Makefile),$(host_kdir),$(shell scripts/test-kernel --quiet)))
 
-.PHONY: all modules tools deps check compat-check sparse bench clean unit-test fuzz
+.PHONY: all modules tools deps check compat-check sparse bench clean unit-test fuzz demo
 
 all: modules tools
 
@@ -95,6 +96,9 @@ fuzz: $(BUILD)/snapshot-fuzz
 
 bench: $(BUILD)/bench-core
 	scripts/bench/core
+
+demo:
+	@scripts/demo
 
 check:
 	@scripts/check

@@ -50,18 +50,16 @@ static inline u64 block_index(const struct bloom_core *c, u64 h)
 
 static inline void block_masks(u32 k, u64 h, u64 mask[8])
 {
-	u64 s = mix64(h);
-	u32 i, left = 7;
+	u64 s = 0;
+	u32 i;
 
 	memset(mask, 0, 8 * sizeof(u64));
 	for (i = 0; i < k; i++) {
-		if (!left) {
-			s = mix64(s + GOLDEN);
-			left = 7;
-		}
+		/* Seven 9-bit fields per mixed word; a fresh word every seven. */
+		if (!(i % 7))
+			s = mix64(h + (i / 7 + 1) * GOLDEN);
 		mask[(s >> 6) & 7] |= 1ULL << (s & 63);
 		s >>= 9;
-		left--;
 	}
 }
 
