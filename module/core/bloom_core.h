@@ -35,12 +35,14 @@ struct bloom_core {
 
 /*
  * The contents of a filter: cleared, swapped and restored as one unit.
- * All fields are updated atomically and read locklessly.
+ * All fields are updated atomically and read locklessly. The words start
+ * on a cache line so that a 512-bit block is one line, not two (given a
+ * 64-byte aligned allocation).
  */
 struct bloom_bits {
 	bloom_word_t	inserted;		/* successful adds */
 	bloom_word_t	plens[BLOOM_PLEN_WORDS];	/* net: lengths held */
-	bloom_word_t	words[];
+	bloom_word_t	words[] __attribute__((aligned(BLOOM_BLOCK_BITS / 8)));
 };
 
 struct bloom_stats {

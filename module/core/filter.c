@@ -48,18 +48,27 @@ static inline u64 block_index(const struct bloom_core *c, u64 h)
 	return bloom_mulhi(h, c->range) * (BLOOM_BLOCK_BITS / 64);
 }
 
+/* Position of probe @i inside the block: seven 9-bit fields per mixed word. */
+static inline u32 block_bit(u64 h, u32 i, u64 *s)
+{
+	u32 bit;
+
+	if (!(i % 7))
+		*s = mix64(h + (i / 7 + 1) * GOLDEN);
+	bit = *s & (BLOOM_BLOCK_BITS - 1);
+	*s >>= 9;
+	return bit;
+}
+
 static inline void block_masks(u32 k, u64 h, u64 mask[8])
 {
 	u64 s = 0;
-	u32 i;
+	u32 i, bit;
 
 	memset(mask, 0, 8 * sizeof(u64));
 	for (i = 0; i < k; i++) {
-		/* Seven 9-bit fields per mixed word; a fresh word every seven. */
-		if (!(i % 7))
-			s = mix64(h + (i / 7 + 1) * GOLDEN);
-		mask[(s >> 6) & 7] |= 1ULL << (s & 63);
-		s >>= 9;
+		bit = block_bit(h, i, &s);
+		mask[bit / 64] |= 1ULL << (bit % 64);
 	}
 }
 
@@ -89,17 +98,19 @@ static bool blocked_add(const struct bloom_core *c, struct bloom_bits *b,
 	return new;
 }
 
+/* Probes one bit at a time: a key never added usually fails at once. */
 static bool blocked_test(const struct bloom_core *c,
 			 const struct bloom_bits *b, u64 h)
 {
 	const bloom_word_t *w = &b->words[block_index(c, h)];
-	u64 mask[8];
-	int i;
+	u64 s = 0;
+	u32 i, bit;
 
-	block_masks(c->g.hashes, h, mask);
-	for (i = 0; i < 8; i++)
-		if ((bloom_word_read(&w[i]) & mask[i]) != mask[i])
+	for (i = 0; i < c->g.hashes; i++) {
+		bit = block_bit(h, i, &s);
+		if (!(bloom_word_read(&w[bit / 64]) & (1ULL << (bit % 64))))
 			return false;
+	}
 	return true;
 }
 
