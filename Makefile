@@ -79,6 +79,10 @@ $(BUILD)/bloom-send: tools/tests/send.c
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -o $@ $<
 
+$(BUILD)/bench-flood: scripts/bench/flood.c
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $<
+
 $(BUILD)/bench-ioctl: scripts/bench/ioctl.c uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -o $@ scripts/bench/ioctl.c
