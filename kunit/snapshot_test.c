@@ -151,7 +151,7 @@ static void snapshot_rejects_damage(struct kunit *test)
 		break;
 	}
 	KUNIT_EXPECT_EQ(test, snap_load(test, &s, &g), t->err);
-	KUNIT_EXPECT_TRUE(test, g == NULL);
+	KUNIT_EXPECT_TRUE(test, !g);
 }
 
 static struct kunit_case snapshot_cases[] = {

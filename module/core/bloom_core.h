@@ -42,7 +42,7 @@ struct bloom_core {
 struct bloom_bits {
 	bloom_word_t	inserted;		/* successful adds */
 	bloom_word_t	plens[BLOOM_PLEN_WORDS];	/* net: lengths held */
-	bloom_word_t	words[] __attribute__((aligned(BLOOM_BLOCK_BITS / 8)));
+	bloom_word_t	words[] __aligned(BLOOM_BLOCK_BITS / 8);
 };
 
 struct bloom_stats {

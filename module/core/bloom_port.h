@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -149,6 +150,11 @@ typedef int64_t s64;
 
 typedef u64 bloom_word_t;
 
+#define EXPORT_SYMBOL_GPL(sym)	/* nothing to export in userspace */
+#ifndef __aligned
+#define __aligned(x)		__attribute__((aligned(x)))
+#endif
+
 static inline u64 bloom_word_read(const bloom_word_t *w)
 {
 	return __atomic_load_n(w, __ATOMIC_RELAXED);
@@ -205,17 +211,17 @@ static inline u64 bloom_hash_final(bloom_hash_state *st)
 
 static inline u64 bloom_mulhi(u64 a, u64 b)
 {
-	return (u64)(((unsigned __int128)a * b) >> 64);
+	return (u64)(((__uint128_t)a * b) >> 64);
 }
 
 static inline u64 bloom_mul_shr(u64 a, u64 b, unsigned int shift)
 {
-	return (u64)(((unsigned __int128)a * b) >> shift);
+	return (u64)(((__uint128_t)a * b) >> shift);
 }
 
 static inline u64 bloom_mul_div(u64 a, u64 b, u64 c)
 {
-	return (u64)(((unsigned __int128)a * b) / c);
+	return (u64)(((__uint128_t)a * b) / c);
 }
 
 #define bloom_popcount64(x)	((unsigned int)__builtin_popcountll(x))

@@ -205,6 +205,7 @@ u32 bloom_count_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		least = min(least, counter_get(b, probe(h, step, i, c->range)));
 	return least;
 }
+EXPORT_SYMBOL_GPL(bloom_count_hash);
 
 /**
  * bloom_add_hash() - add a key
@@ -233,6 +234,7 @@ bool bloom_add_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
 	bloom_word_add(&b->inserted, 1);
 	return new;
 }
+EXPORT_SYMBOL_GPL(bloom_add_hash);
 
 /**
  * bloom_test_hash() - test a key
@@ -256,6 +258,7 @@ bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		return bits_test(c, b, h);
 	}
 }
+EXPORT_SYMBOL_GPL(bloom_test_hash);
 
 /**
  * bloom_del_hash() - delete a key (counting layout)
@@ -284,6 +287,7 @@ int bloom_del_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
 	bloom_word_add(&b->inserted, (u64)-1);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(bloom_del_hash);
 
 static void prefetch_key(const struct bloom_core *c,
 			 const struct bloom_bits *b, u64 h)
@@ -328,6 +332,7 @@ u32 bloom_add_batch(const struct bloom_core *c, struct bloom_bits *b,
 	}
 	return new;
 }
+EXPORT_SYMBOL_GPL(bloom_add_batch);
 
 /**
  * bloom_test_batch() - test many keys, overlapping their cache misses
@@ -358,6 +363,7 @@ u32 bloom_test_batch(const struct bloom_core *c, const struct bloom_bits *b,
 	}
 	return hits;
 }
+EXPORT_SYMBOL_GPL(bloom_test_batch);
 
 /**
  * bloom_note_plen() - record that a net filter holds a prefix length
@@ -372,6 +378,7 @@ void bloom_note_plen(struct bloom_bits *b, unsigned int plen)
 	if (!(bloom_word_read(w) & bit))
 		bloom_word_fetch_or(w, bit);
 }
+EXPORT_SYMBOL_GPL(bloom_note_plen);
 
 /**
  * bloom_bits_clear() - empty contents in place
@@ -388,3 +395,4 @@ void bloom_bits_clear(const struct bloom_core *c, struct bloom_bits *b)
 	for (i = 0; i < c->nwords; i++)
 		bloom_word_set(&b->words[i], 0);
 }
+EXPORT_SYMBOL_GPL(bloom_bits_clear);

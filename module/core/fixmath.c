@@ -53,6 +53,7 @@ s64 bloom_fx_ln(u64 x)
 
 	return (q40 + 128) >> 8;
 }
+EXPORT_SYMBOL_GPL(bloom_fx_ln);
 
 /**
  * bloom_fx_exp() - exponential
@@ -84,3 +85,4 @@ u64 bloom_fx_exp(s64 x)
 		return shift < -1 ? U64_MAX : sum << -shift;
 	return (sum + (1ULL << (shift - 1))) >> shift;
 }
+EXPORT_SYMBOL_GPL(bloom_fx_exp);

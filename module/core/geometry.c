@@ -38,6 +38,7 @@ int bloom_geom_check(const struct bloom_geom *g)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(bloom_geom_check);
 
 /**
  * bloom_core_init() - derive the probing parameters of a valid geometry
@@ -65,6 +66,7 @@ void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g)
 		c->nwords = DIV_ROUND_UP(g->bits, 64);
 	}
 }
+EXPORT_SYMBOL_GPL(bloom_core_init);
 
 /**
  * bloom_array_bytes() - memory of the array of a filter
@@ -76,6 +78,7 @@ u64 bloom_array_bytes(const struct bloom_core *c)
 {
 	return c->nwords * sizeof(u64);
 }
+EXPORT_SYMBOL_GPL(bloom_array_bytes);
 
 /**
  * bloom_geom_same() - may two filters be combined?
@@ -94,6 +97,7 @@ int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(bloom_geom_same);
 
 /* t * ln(1 - 1/m), Q32, clamped at -64: the log of (1 - 1/m)^t. */
 static s64 ln_miss(u64 t, u64 m)
@@ -177,6 +181,7 @@ u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n)
 {
 	return fpr_scaled(g, n, 0);
 }
+EXPORT_SYMBOL_GPL(bloom_theory_fpr_q32);
 
 /**
  * bloom_theory_fpr_ppb() - bloom_theory_fpr_q32() in parts per 10^9
@@ -189,6 +194,7 @@ u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n)
 {
 	return bloom_mul_shr(bloom_theory_fpr_q32(g, n), BLOOM_PPB, Q32);
 }
+EXPORT_SYMBOL_GPL(bloom_theory_fpr_ppb);
 
 /* Units (bits, counters, slice bits or blocks) per step of the search. */
 static u64 unit_bits(const struct bloom_geom *g)
@@ -268,3 +274,4 @@ int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
 	g->hashes = best_k;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(bloom_geom_size);

@@ -27,6 +27,7 @@ size_t bloom_key_size(u8 key_type)
 		return 0;
 	}
 }
+EXPORT_SYMBOL_GPL(bloom_key_size);
 
 static bool zero(const u8 *p, size_t len)
 {
@@ -49,6 +50,7 @@ void bloom_net_mask(u8 *addr, unsigned int plen)
 		if (plen < 8)
 			addr[i] &= (u8)(0xff00 >> plen);
 }
+EXPORT_SYMBOL_GPL(bloom_net_mask);
 
 static bool net_key_valid(const struct bloom_key_net *k)
 {
@@ -92,3 +94,4 @@ int bloom_key_check(u8 key_type, const void *key, size_t len)
 		return 0;
 	}
 }
+EXPORT_SYMBOL_GPL(bloom_key_check);

@@ -55,6 +55,7 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		return -EMSGSIZE;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(bloom_snap_check_hdr);
 
 /**
  * bloom_snap_make_hdr() - fill a header for a filter, checksum zero
@@ -82,6 +83,7 @@ void bloom_snap_make_hdr(const struct bloom_core *c,
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
 		h->plens[i] = bloom_cpu_to_le64(bloom_word_read(&b->plens[i]));
 }
+EXPORT_SYMBOL_GPL(bloom_snap_make_hdr);
 
 /**
  * bloom_snap_csum_begin() - start the checksum of a snapshot
@@ -99,6 +101,7 @@ void bloom_snap_csum_begin(bloom_hash_state *st,
 	bloom_hash_init(st, 0);
 	bloom_hash_update(st, &copy, sizeof(copy));
 }
+EXPORT_SYMBOL_GPL(bloom_snap_csum_begin);
 
 /**
  * bloom_words_to_le() - copy words out in snapshot byte order
@@ -113,6 +116,7 @@ void bloom_words_to_le(const bloom_word_t *w, __le64 *out, u64 n)
 	for (i = 0; i < n; i++)
 		out[i] = bloom_cpu_to_le64(bloom_word_read(&w[i]));
 }
+EXPORT_SYMBOL_GPL(bloom_words_to_le);
 
 /**
  * bloom_words_from_le() - copy words in from snapshot byte order
@@ -127,6 +131,7 @@ void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n)
 	for (i = 0; i < n; i++)
 		bloom_word_set(&w[i], bloom_le64_to_cpu(in[i]));
 }
+EXPORT_SYMBOL_GPL(bloom_words_from_le);
 
 /**
  * bloom_snap_strerror() - what a snapshot error means
@@ -155,3 +160,4 @@ const char *bloom_snap_strerror(int err)
 		return "unknown snapshot error";
 	}
 }
+EXPORT_SYMBOL_GPL(bloom_snap_strerror);

@@ -193,6 +193,7 @@ void bloom_stats(const struct bloom_core *c, const struct bloom_bits *b,
 	st->inserted = bloom_word_read(&b->inserted);
 	st->mem_bytes = bloom_array_bytes(c);
 }
+EXPORT_SYMBOL_GPL(bloom_stats);
 
 /**
  * bloom_est_union() - estimate |A u B| of two same-geometry filters
@@ -211,6 +212,7 @@ u64 bloom_est_union(const struct bloom_core *c, const struct bloom_bits *a,
 	fill_of(c, a, b, hist, &f);
 	return f.card;
 }
+EXPORT_SYMBOL_GPL(bloom_est_union);
 
 /**
  * bloom_est_intersection() - estimate |A n B| of two same-geometry filters
@@ -234,6 +236,7 @@ u64 bloom_est_intersection(const struct bloom_core *c,
 		return U64_MAX;
 	return fa.card + fb.card > fu.card ? fa.card + fb.card - fu.card : 0;
 }
+EXPORT_SYMBOL_GPL(bloom_est_intersection);
 
 /* Counters of @x and @y combined nibble by nibble: sum or minimum. */
 static u64 nibble_merge(u64 x, u64 y, bool sum)
@@ -284,6 +287,7 @@ void bloom_union(const struct bloom_core *c, struct bloom_bits *dst,
 				    bloom_word_read(&src->plens[i]));
 	bloom_word_add(&dst->inserted, bloom_word_read(&src->inserted));
 }
+EXPORT_SYMBOL_GPL(bloom_union);
 
 /**
  * bloom_intersect() - keep in @dst only what @src also holds
@@ -311,6 +315,7 @@ void bloom_intersect(const struct bloom_core *c, struct bloom_bits *dst,
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
 		bloom_word_and(&dst->plens[i], bloom_word_read(&src->plens[i]));
 }
+EXPORT_SYMBOL_GPL(bloom_intersect);
 
 static bool is_pow2(u64 x)
 {
@@ -343,6 +348,7 @@ int bloom_halve_geom(const struct bloom_geom *in, struct bloom_geom *out)
 	out->bits = in->bits / 2;
 	return bloom_geom_check(out);
 }
+EXPORT_SYMBOL_GPL(bloom_halve_geom);
 
 /* Bits 2j and 2j+1 of @x ORed into bit j of the low half. */
 static u64 fold_pairs(u64 x)
@@ -401,3 +407,4 @@ void bloom_halve(const struct bloom_core *from, const struct bloom_bits *src,
 		bloom_word_set(&dst->plens[i], bloom_word_read(&src->plens[i]));
 	bloom_word_set(&dst->inserted, bloom_word_read(&src->inserted));
 }
+EXPORT_SYMBOL_GPL(bloom_halve);

@@ -105,11 +105,13 @@ int main(int argc, char **argv)
 				for (u64 x = b->words[w]; x; x &= x - 1)
 					n++;
 			printf("%d, {", n);
+			n = 0;
 			for (w = 0; w < c.nwords; w++)
 				for (u64 x = b->words[w]; x; x &= x - 1)
-					printf(" %llu,", (unsigned long long)
+					printf("%s%llu,", n++ % 8 ? " " : "\n\t\t",
+					       (unsigned long long)
 					       (w * 64 + __builtin_ctzll(x)));
-			printf(" } },\n");
+			printf("\n\t  } },\n");
 			free(b);
 		}
 	}
