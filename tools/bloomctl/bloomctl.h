@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bloomctl: the operator's tool for the kernel's named Bloom filters.
+ * What the files of tools/bloomctl/ share with each other.
+ */
+#ifndef _BLOOMCTL_H
+#define _BLOOMCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "../../module/core/bloom_core.h"
+#include "../../uapi/bloom_ioctl.h"
+
+#define BLOOMCTL_VERSION	"1.0"
+#define BLOOM_DEVICE		"/dev/bloom"
+#define KEYS_PER_BATCH		65536	/* keys per ioctl */
+
+/* Exit statuses, as ipset and iptables use them. */
+#define EXIT_OK			0
+#define EXIT_ABSENT		1	/* test: some key is absent */
+#define EXIT_ERROR		2
+
+/* "1 key", "2 keys" */
+#define PLURAL(n)		((n) == 1 ? "" : "s")
+
+#define __noreturn		__attribute__((__noreturn__))
+#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
+
+enum out_format {
+	OUT_TABLE,
+	OUT_JSON,
+};
+
+/* Global options: before or after the subcommand. */
+struct bloomctl_opts {
+	enum out_format format;
+	bool quiet;
+};
+
+extern struct bloomctl_opts opts;
+
+/* A subcommand. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;	/* one line, after the name */
+	const char *help;	/* the rest of "SUBCMD --help" */
+};
+
+extern const struct command commands[];
+const struct command *command_find(const char *name);
+
+/* util.c: messages, memory, numbers, names */
+void __noreturn __printf(1, 2) die(const char *fmt, ...);
+void __printf(1, 2) warn(const char *fmt, ...);
+void __noreturn __printf(2, 3) usage_error(const char *cmd,
+					   const char *fmt, ...);
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+int parse_u64(const char *s, u64 *out);
+int parse_count(const char *s, u64 *out);
+int parse_rate(const char *s, u64 *ppb);
+const char *name_problem(const char *name);
+void check_name(const char *cmd, const char *name);
+int layout_parse(const char *s);
+const char *layout_name(unsigned int layout);
+int key_type_parse(const char *s);
+const char *key_type_name(unsigned int type);
+
+/* Options every subcommand takes: -h, -q, -o FORMAT. */
+#define COMMON_SHORTOPTS	":hqo:"
+#define COMMON_LONGOPTS					\
+	{ "help",	no_argument,		NULL, 'h' },	\
+	{ "quiet",	no_argument,		NULL, 'q' },	\
+	{ "output",	required_argument,	NULL, 'o' }
+void set_format(const char *cmd, const char *fmt);
+void common_option(const char *cmd, int c);
+void command_help(const char *cmd);
+int parse_options(int argc, char **argv, const char *shortopts,
+		  const void *longopts);
+const char *bad_option(char **argv);
+void positional(const char *cmd, int n, int min, int max, const char *what);
+
+/* keys.c: text to key encodings (uapi/bloom.h) */
+#define KEY_REC_MAX	(sizeof(u16) + BLOOM_KEY_BYTES_MAX)
+#define WHY_MAX		256
+size_t key_stride(u8 type);
+int key_parse(u8 type, const char *text, size_t len, void *rec,
+	      char *why, size_t whylen);
+void text_shown(char *dst, size_t size, const char *s, size_t len);
+
+/* input.c: the keys of add, del, test, count and build */
+struct key_where {
+	u64 text;		/* offset in the text arena */
+	u32 line;		/* 0: a command-line argument */
+};
+
+struct keylist {
+	u8 type;
+	size_t stride;		/* bytes per record */
+	size_t count, cap;
+	u8 *recs;
+	struct key_where *where;
+	char *arena;		/* NUL-terminated key texts */
+	size_t arena_len, arena_cap;
+	const char *source;	/* the -f file, for messages */
+};
+
+struct key_input {
+	char **args;		/* keys on the command line */
+	int nargs;
+	const char *file;	/* -f FILE, "-" for stdin, or NULL */
+};
+
+void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
+		  const char *cmd);
+void keylist_push(struct keylist *kl, const void *rec);
+void keylist_free(struct keylist *kl);
+const void *keylist_rec(const struct keylist *kl, size_t i);
+const char *keylist_text(const struct keylist *kl, size_t i);
+void keylist_where(const struct keylist *kl, size_t i, char *buf,
+		   size_t size);
+const void *rec_key(u8 type, const void *rec, size_t *len);
+
+/* dev.c: /dev/bloom */
+int dev_ioctl(unsigned long cmd, void *arg);
+void name_copy(char *dst, const char *name);
+int dev_info(const char *name, struct bloom_ioc_info *in);
+int dev_names(char (**names)[BLOOM_NAME_MAX], u32 *count);
+int dev_batch(unsigned long cmd, const char *name, const struct keylist *kl,
+	      size_t first, u32 count, void *results,
+	      struct bloom_ioc_batch *out);
+int dev_pair(unsigned long cmd, const char *a, const char *b,
+	     struct bloom_ioc_pair *out);
+int dev_name_op(unsigned long cmd, const char *name);
+const char *dev_strerror(int err, const char *name);
+void __noreturn die_dev(const char *what, int err, const char *name);
+void __noreturn die_pair(const char *what, int err, const char *a,
+			 const char *b);
+u8 filter_key_type(const char *cmd, const char *name,
+		   struct bloom_ioc_info *in);
+
+/* output.c: tables, JSON, sizes, progress */
+void human_bytes(u64 bytes, char *buf, size_t size);
+void human_count(u64 n, char *buf, size_t size);
+void human_rate(u64 ppb, char *buf, size_t size);
+
+#define JSON_DEPTH	8
+struct json {
+	FILE *f;
+	int depth;
+	bool items[JSON_DEPTH];	/* something printed at this depth */
+};
+
+void json_start(struct json *j);
+void json_finish(struct json *j);
+void json_object(struct json *j, const char *key);
+void json_array(struct json *j, const char *key);
+void json_close(struct json *j, char bracket);
+void json_str(struct json *j, const char *key, const char *val);
+void json_u64(struct json *j, const char *key, u64 val);
+void json_double(struct json *j, const char *key, double val);
+void json_bool(struct json *j, const char *key, bool val);
+void json_null(struct json *j, const char *key);
+
+#define TABLE_COLS	12
+struct table {
+	int ncols;
+	const char *heads[TABLE_COLS];
+	bool right[TABLE_COLS];	/* right-aligned (numbers) */
+	char **cells;		/* rows * ncols strings */
+	size_t ncells, rows;
+};
+
+void table_init(struct table *t, const char *spec);
+void __printf(2, 3) table_cell(struct table *t, const char *fmt, ...);
+void table_print(struct table *t);
+void table_free(struct table *t);
+
+struct progress {
+	const char *label;
+	u64 total;
+	double start, last;
+	bool on, drawn, bytes;
+};
+
+void progress_start(struct progress *p, const char *label, u64 total,
+		    bool bytes);
+void progress_update(struct progress *p, u64 done);
+void progress_end(struct progress *p);
+
+/* geom.c: geometry options shared by create and build */
+struct geom_opts {
+	u64 capacity, fpr_ppb, bits, seed;
+	u32 hashes;
+	int layout, key_type;
+	bool seeded;
+};
+
+#define GEOM_LONGOPTS						\
+	{ "capacity",	required_argument,	NULL, 'n' },	\
+	{ "fp-rate",	required_argument,	NULL, 'e' },	\
+	{ "bits",	required_argument,	NULL, 'm' },	\
+	{ "hashes",	required_argument,	NULL, 'k' },	\
+	{ "layout",	required_argument,	NULL, 'l' },	\
+	{ "key",	required_argument,	NULL, 't' },	\
+	{ "seed",	required_argument,	NULL, 's' }
+#define GEOM_SHORTOPTS	"n:e:m:k:l:t:s:"
+
+void geom_opts_init(struct geom_opts *o);
+bool geom_option(struct geom_opts *o, const char *cmd, int c,
+		 const char *arg);
+void geom_opts_finish(struct geom_opts *o, const char *cmd);
+void geom_resolve(const struct geom_opts *o, const char *cmd,
+		  struct bloom_geom *g);
+const char *geom_problem(const struct bloom_geom *g);
+
+/* snapshot.c: snapshot files */
+struct snap_image {
+	u8 *buf;		/* header, then payload */
+	size_t len;
+};
+
+int snap_fetch(const char *name, struct snap_image *img);
+void snap_seal(struct snap_image *img);
+void snap_read_file(const char *path, struct snap_image *img);
+int snap_verify(const struct snap_image *img, struct bloom_snap_info *info);
+int write_file_atomic(const char *path, const void *buf, size_t len);
+char *snap_default_name(const char *path);
+void snap_free(struct snap_image *img);
+
+/* The subcommands, by group. */
+int cmd_create(int argc, char **argv);
+int cmd_destroy(int argc, char **argv);
+int cmd_rename(int argc, char **argv);
+int cmd_clear(int argc, char **argv);
+int cmd_swap(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_limits(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_del(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_count(int argc, char **argv);
+int cmd_save(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_save_all(int argc, char **argv);
+int cmd_restore_all(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_union(int argc, char **argv);
+int cmd_intersect(int argc, char **argv);
+int cmd_halve(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
+int cmd_calc(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+#endif /* _BLOOMCTL_H */

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filters as named objects: create, destroy, rename, clear, swap, list,
+ * info and the namespace's limits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bloomctl.h"
+
+static const struct option common_only[] = {
+	COMMON_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Parse only the common options; returns the index of the first operand. */
+static int common_args(int argc, char **argv)
+{
+	int c;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  common_only)) != -1)
+		common_option(argv[0], c);
+	return optind;
+}
+
+static char *what_of(const char *cmd, const char *name)
+{
+	static char buf[64 + BLOOM_NAME_MAX];
+
+	snprintf(buf, sizeof(buf), "%s %s", cmd, name);
+	return buf;
+}
+
+/* As a number, and as hex for tools whose JSON numbers are doubles. */
+static void json_seed(struct json *j, u64 seed)
+{
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)seed);
+	json_u64(j, "seed", seed);
+	json_str(j, "seed_hex", hex);
+}
+
+/* What create made: the kernel chose m and k, and the seed if random. */
+static void create_print(const char *name, const struct bloom_ioc_create *cr)
+{
+	struct bloom_geom g = {
+		.bits = cr->bits, .hashes = cr->hashes, .layout = cr->layout,
+	};
+	struct bloom_core core;
+	struct json j;
+	char mem[32];
+
+	bloom_core_init(&core, &g);
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		json_object(&j, NULL);
+		json_str(&j, "name", name);
+		json_str(&j, "layout", layout_name(cr->layout));
+		json_str(&j, "key", key_type_name(cr->key_type));
+		json_u64(&j, "bits", cr->bits);
+		json_u64(&j, "hashes", cr->hashes);
+		json_seed(&j, cr->seed);
+		json_u64(&j, "memory_bytes", bloom_array_bytes(&core));
+		json_close(&j, '}');
+		json_finish(&j);
+	} else if (!opts.quiet) {
+		human_bytes(bloom_array_bytes(&core), mem, sizeof(mem));
+		printf("created %s: %s, key %s, m=%llu, k=%u, %s, seed 0x%llx\n",
+		       name, layout_name(cr->layout), key_type_name(cr->key_type),
+		       (unsigned long long)cr->bits, cr->hashes, mem,
+		       (unsigned long long)cr->seed);
+	}
+}
+
+int cmd_create(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS, GEOM_LONGOPTS, { NULL, 0, NULL, 0 }
+	};
+	struct bloom_ioc_create cr;
+	struct geom_opts o;
+	const char *name;
+	int c, err;
+
+	geom_opts_init(&o);
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS GEOM_SHORTOPTS,
+				  longopts)) != -1)
+		if (!geom_option(&o, argv[0], c, optarg))
+			common_option(argv[0], c);
+	positional(argv[0], argc - optind, 1, 1, "NAME");
+	name = argv[optind];
+	check_name(argv[0], name);
+	geom_opts_finish(&o, argv[0]);
+
+	memset(&cr, 0, sizeof(cr));
+	name_copy(cr.name, name);
+	cr.capacity = o.capacity;
+	cr.fpr_ppb = o.capacity ? o.fpr_ppb : 0;
+	cr.bits = o.bits;
+	cr.hashes = o.hashes;
+	cr.layout = (u8)o.layout;
+	cr.key_type = (u8)o.key_type;
+	cr.seed = o.seed;
+	cr.flags = o.seeded ? BLOOM_F_FIXED_SEED : 0;
+	err = dev_ioctl(BLOOM_IOC_CREATE, &cr);
+	if (err)
+		die_dev(what_of("create", name), err, name);
+
+	create_print(name, &cr);
+	return EXIT_OK;
+}
+
+/* destroy, clear, halve: one BLOOM_IOC_NAME command per name. */
+static int name_command(int argc, char **argv, unsigned long cmd,
+			const char *done)
+{
+	int i, first = common_args(argc, argv), err;
+
+	positional(argv[0], argc - first, 1, -1, "NAME");
+	for (i = first; i < argc; i++)
+		check_name(argv[0], argv[i]);
+	for (i = first; i < argc; i++) {
+		err = dev_name_op(cmd, argv[i]);
+		if (err == -EINVAL && cmd == BLOOM_IOC_HALVE)
+			die("%s: its probe range is not a power of two (or is too small)",
+			    what_of(argv[0], argv[i]));
+		if (err)
+			die_dev(what_of(argv[0], argv[i]), err, argv[i]);
+		if (!opts.quiet)
+			printf("%s %s\n", done, argv[i]);
+	}
+	return EXIT_OK;
+}
+
+int cmd_destroy(int argc, char **argv)
+{
+	return name_command(argc, argv, BLOOM_IOC_DESTROY, "destroyed");
+}
+
+int cmd_clear(int argc, char **argv)
+{
+	return name_command(argc, argv, BLOOM_IOC_CLEAR, "cleared");
+}
+
+int cmd_halve(int argc, char **argv)
+{
+	return name_command(argc, argv, BLOOM_IOC_HALVE, "halved");
+}
+
+int cmd_rename(int argc, char **argv)
+{
+	int first = common_args(argc, argv), err;
+	const char *from, *to;
+
+	positional(argv[0], argc - first, 2, 2, "OLD NEW");
+	from = argv[first];
+	to = argv[first + 1];
+	check_name(argv[0], from);
+	check_name(argv[0], to);
+	err = dev_pair(BLOOM_IOC_RENAME, from, to, NULL);
+	if (err)
+		die_dev(what_of("rename", from), err,
+			err == -EEXIST ? to : from);
+	if (!opts.quiet)
+		printf("renamed %s to %s\n", from, to);
+	return EXIT_OK;
+}
+
+int cmd_swap(int argc, char **argv)
+{
+	int first = common_args(argc, argv), err;
+	const char *a, *b;
+
+	positional(argv[0], argc - first, 2, 2, "A B");
+	a = argv[first];
+	b = argv[first + 1];
+	check_name(argv[0], a);
+	check_name(argv[0], b);
+	if (!strcmp(a, b))
+		die("swap %s: cannot swap a filter with itself", a);
+	err = dev_pair(BLOOM_IOC_SWAP, a, b, NULL);
+	if (err == -EINVAL)
+		die("swap %s %s: the filters hold different key types", a, b);
+	if (err)
+		die_pair(what_of("swap", a), err, a, b);
+	if (!opts.quiet)
+		printf("swapped %s and %s\n", a, b);
+	return EXIT_OK;
+}
+
+static void plens_json(struct json *j, const struct bloom_ioc_info *in)
+{
+	unsigned int p;
+
+	json_array(j, "prefix_lengths");
+	for (p = 0; p <= 128; p++)
+		if (in->plens[p / 64] >> (p % 64) & 1)
+			json_u64(j, NULL, p);
+	json_close(j, ']');
+}
+
+static void info_json(struct json *j, const struct bloom_ioc_info *in)
+{
+	bool saturated = in->est_card == U64_MAX;
+
+	json_object(j, NULL);
+	json_str(j, "name", in->name);
+	json_str(j, "layout", layout_name(in->layout));
+	json_str(j, "key", key_type_name(in->key_type));
+	json_u64(j, "bits", in->bits);
+	json_u64(j, "hashes", in->hashes);
+	json_seed(j, in->seed);
+	json_bool(j, "fixed_seed", in->flags & BLOOM_F_FIXED_SEED);
+	json_u64(j, "memory_bytes", in->mem_bytes);
+	json_u64(j, "bits_set", in->bits_set);
+	json_double(j, "fill", (double)in->fill_ppb / BLOOM_PPB);
+	json_u64(j, "inserted", in->inserted);
+	if (saturated)
+		json_null(j, "estimated_keys");
+	else
+		json_u64(j, "estimated_keys", in->est_card);
+	json_bool(j, "saturated", saturated);
+	json_double(j, "estimated_fp_rate",
+		    (double)in->est_fpr_ppb / BLOOM_PPB);
+	json_u64(j, "hits", in->hits);
+	json_u64(j, "misses", in->misses);
+	json_u64(j, "users", in->users);
+	if (in->key_type == BLOOM_KEY_NET)
+		plens_json(j, in);
+	json_close(j, '}');
+}
+
+static void plens_text(const struct bloom_ioc_info *in)
+{
+	unsigned int p;
+
+	printf("%-16s", "prefix lengths:");
+	for (p = 0; p <= 128; p++)
+		if (in->plens[p / 64] >> (p % 64) & 1)
+			printf(" %u", p);
+	printf("   (on 128 bits: IPv4 /24 is 120)\n");
+}
+
+static void info_text(const struct bloom_ioc_info *in)
+{
+	char mem[32], fpr[32];
+
+	human_bytes(in->mem_bytes, mem, sizeof(mem));
+	human_rate(in->est_fpr_ppb, fpr, sizeof(fpr));
+	printf("%-16s %s\n", "name:", in->name);
+	printf("%-16s %s\n", "layout:", layout_name(in->layout));
+	printf("%-16s %s\n", "key:", key_type_name(in->key_type));
+	printf("%-16s %llu %s\n", "size (m):", (unsigned long long)in->bits,
+	       in->layout == BLOOM_LAYOUT_COUNTING ? "counters" : "bits");
+	printf("%-16s %u\n", "hashes (k):", in->hashes);
+	printf("%-16s 0x%016llx%s\n", "seed:", (unsigned long long)in->seed,
+	       in->flags & BLOOM_F_FIXED_SEED ? " (fixed)" : "");
+	printf("%-16s %s\n", "memory:", mem);
+	printf("%-16s %llu (%.2f%%)\n", "set:",
+	       (unsigned long long)in->bits_set, (double)in->fill_ppb / 1e7);
+	printf("%-16s %llu\n", "inserted:", (unsigned long long)in->inserted);
+	if (in->est_card == U64_MAX)
+		printf("%-16s saturated\n", "estimated keys:");
+	else
+		printf("%-16s %llu\n", "estimated keys:",
+		       (unsigned long long)in->est_card);
+	printf("%-16s %s\n", "fp rate now:", fpr);
+	printf("%-16s %llu / %llu\n", "hits / misses:",
+	       (unsigned long long)in->hits, (unsigned long long)in->misses);
+	printf("%-16s %u\n", "users:", in->users);
+	if (in->key_type == BLOOM_KEY_NET)
+		plens_text(in);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct bloom_ioc_info in;
+	struct json j;
+	int first = common_args(argc, argv);
+
+	positional(argv[0], argc - first, 1, 1, "NAME");
+	check_name(argv[0], argv[first]);
+	filter_key_type("info", argv[first], &in);
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		info_json(&j, &in);
+		json_finish(&j);
+	} else if (!opts.quiet) {
+		info_text(&in);
+	}
+	return EXIT_OK;
+}
+
+static void list_row(struct table *t, const struct bloom_ioc_info *in)
+{
+	char mem[32];
+
+	human_bytes(in->mem_bytes, mem, sizeof(mem));
+	table_cell(t, "%s", in->name);
+	table_cell(t, "%s", layout_name(in->layout));
+	table_cell(t, "%s", key_type_name(in->key_type));
+	table_cell(t, "%llu", (unsigned long long)in->bits);
+	table_cell(t, "%u", in->hashes);
+	table_cell(t, "%s", mem);
+	table_cell(t, "%.2f%%", (double)in->fill_ppb / 1e7);
+	table_cell(t, "%llu", (unsigned long long)in->inserted);
+	table_cell(t, "%u", in->users);
+}
+
+/* One filter's line or JSON object; false if it vanished meanwhile. */
+static bool list_one(const char *name, bool names_only, struct table *t,
+		     struct json *j)
+{
+	struct bloom_ioc_info in;
+	int err;
+
+	if (names_only) {
+		if (opts.format == OUT_JSON)
+			json_str(j, NULL, name);
+		else if (!opts.quiet)
+			printf("%s\n", name);
+		return true;
+	}
+	err = dev_info(name, &in);
+	if (err == -ENOENT)
+		return false;	/* destroyed since LIST: just gone */
+	if (err)
+		die_dev(what_of("list", name), err, name);
+	if (opts.format == OUT_JSON)
+		info_json(j, &in);
+	else
+		list_row(t, &in);
+	return true;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS, { "names", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char (*names)[BLOOM_NAME_MAX];
+	bool names_only = false;
+	struct table t;
+	struct json j;
+	u32 n, i;
+	int c, err;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "n",
+				  longopts)) != -1) {
+		if (c == 'n')
+			names_only = true;
+		else
+			common_option(argv[0], c);
+	}
+	positional(argv[0], argc - optind, 0, 0, "no arguments");
+	err = dev_names(&names, &n);
+	if (err)
+		die_dev("list", err, "");
+	json_start(&j);
+	table_init(&t, "NAME LAYOUT KEY >M >K >MEMORY >FILL >INSERTED >USERS");
+	if (opts.format == OUT_JSON) {
+		json_object(&j, NULL);
+		json_array(&j, "filters");
+	}
+	for (i = 0; i < n; i++)
+		list_one(names[i], names_only, &t, &j);
+	if (opts.format == OUT_JSON) {
+		json_close(&j, ']');
+		json_close(&j, '}');
+		json_finish(&j);
+	} else if (!opts.quiet && !names_only) {
+		table_print(&t);
+	}
+	table_free(&t);
+	free(names);
+	return EXIT_OK;
+}
+
+static void limits_set(const char *cmd, u64 max_filters, u64 max_bytes,
+		       int which)
+{
+	struct bloom_ioc_limits l;
+	int err;
+
+	memset(&l, 0, sizeof(l));
+	err = dev_ioctl(BLOOM_IOC_LIMITS, &l);
+	if (err)
+		die_dev(cmd, err, "");
+	if (which & 1)
+		l.max_filters = max_filters;
+	if (which & 2)
+		l.max_bytes = max_bytes;
+	l.filters = l.bytes = 0;
+	l.flags = BLOOM_LIMITS_SET;
+	err = dev_ioctl(BLOOM_IOC_LIMITS, &l);
+	if (err)
+		die_dev(cmd, err, "");
+}
+
+static void limits_show(void)
+{
+	struct bloom_ioc_limits l;
+	char used[32], max[32];
+	struct json j;
+	int err;
+
+	memset(&l, 0, sizeof(l));
+	err = dev_ioctl(BLOOM_IOC_LIMITS, &l);
+	if (err)
+		die_dev("limits", err, "");
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		json_object(&j, NULL);
+		json_u64(&j, "filters", l.filters);
+		json_u64(&j, "max_filters", l.max_filters);
+		json_u64(&j, "bytes", l.bytes);
+		json_u64(&j, "max_bytes", l.max_bytes);
+		json_close(&j, '}');
+		json_finish(&j);
+		return;
+	}
+	if (opts.quiet)
+		return;
+	human_bytes(l.bytes, used, sizeof(used));
+	human_bytes(l.max_bytes, max, sizeof(max));
+	printf("%-9s %llu of %llu\n", "filters:", (unsigned long long)l.filters,
+	       (unsigned long long)l.max_filters);
+	printf("%-9s %s of %s (%llu of %llu bytes)\n", "memory:", used, max,
+	       (unsigned long long)l.bytes, (unsigned long long)l.max_bytes);
+}
+
+int cmd_limits(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS,
+		{ "max-filters", required_argument, NULL, 'F' },
+		{ "max-bytes", required_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 }
+	};
+	u64 max_filters = 0, max_bytes = 0;
+	int c, which = 0;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  longopts)) != -1) {
+		if (c == 'F' && !parse_count(optarg, &max_filters))
+			which |= 1;
+		else if (c == 'B' && !parse_count(optarg, &max_bytes))
+			which |= 2;
+		else if (c == 'F' || c == 'B')
+			usage_error(argv[0], "bad number '%s'", optarg);
+		else
+			common_option(argv[0], c);
+	}
+	positional(argv[0], argc - optind, 0, 0, "only options");
+	if (which)
+		limits_set("limits", max_filters, max_bytes, which);
+	limits_show();
+	return EXIT_OK;
+}

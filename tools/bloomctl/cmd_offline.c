@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subcommands that need no kernel: build, which makes a snapshot from
+ * a list of keys with the filter core alone, and calc, which sizes a
+ * filter for each layout. Both use module/core/, the code bloom.ko runs,
+ * so build's bits are the bits "create --seed" and "add" would make.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bloomctl.h"
+
+#define PROGRESS_KEYS	65536	/* keys between progress updates */
+#define LN2		0.69314718055994530942
+
+/* Add every key as the kernel's BLOOM_IOC_ADD does, in order. */
+static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
+		    const struct keylist *kl)
+{
+	struct progress p;
+	size_t i, len;
+
+	progress_start(&p, "build", kl->count, false);
+	for (i = 0; i < kl->count; i++) {
+		const void *key = rec_key(kl->type, keylist_rec(kl, i), &len);
+		const struct bloom_key_net *net = key;
+
+		if (kl->type == BLOOM_KEY_NET)
+			bloom_note_plen(bits, net->plen);
+		bloom_add_hash(core, bits, bloom_hash(core, key, len));
+		if (!(i % PROGRESS_KEYS))
+			progress_update(&p, i);
+	}
+	progress_end(&p);
+}
+
+/* The sealed snapshot of a filter held in memory. */
+static void image_of(const struct bloom_core *core,
+		     const struct bloom_bits *bits, struct snap_image *img)
+{
+	struct bloom_snap_hdr *h;
+
+	img->len = sizeof(*h) + bloom_array_bytes(core);
+	img->buf = xmalloc(img->len);
+	h = (struct bloom_snap_hdr *)img->buf;
+	bloom_snap_make_hdr(core, bits, h);
+	bloom_words_to_le(bits->words, (__le64 *)(img->buf + sizeof(*h)),
+			  core->nwords);
+	snap_seal(img);
+}
+
+static void built_msg(const char *path, const struct bloom_geom *g,
+		      size_t keys, size_t len)
+{
+	char size[32];
+
+	if (opts.quiet || !strcmp(path, "-"))
+		return;
+	human_bytes(len, size, sizeof(size));
+	printf("built %s: %s, key %s, m=%llu, k=%u, seed 0x%llx, %zu key%s (%s)\n",
+	       path, layout_name(g->layout), key_type_name(g->key_type),
+	       (unsigned long long)g->bits, g->hashes,
+	       (unsigned long long)g->seed, keys, PLURAL(keys), size);
+}
+
+/* A filter of geometry @g holding @kl, written to @path. */
+static void build_file(const char *path, const struct bloom_geom *g,
+		       const struct keylist *kl)
+{
+	struct snap_image img;
+	struct bloom_bits *bits;
+	struct bloom_core core;
+	int err;
+
+	bloom_core_init(&core, g);
+	bits = xcalloc(1, sizeof(*bits) + bloom_array_bytes(&core));
+	add_all(&core, bits, kl);
+	image_of(&core, bits, &img);
+	free(bits);
+	err = write_file_atomic(path, img.buf, img.len);
+	if (err)
+		die("build: %s: %s", path, strerror(-err));
+	built_msg(path, g, kl->count, img.len);
+	snap_free(&img);
+}
+
+int cmd_build(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "output",	required_argument,	NULL, 'o' },
+		{ "file",	required_argument,	NULL, 'f' },
+		GEOM_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct key_input in = { 0 };
+	struct bloom_geom g;
+	struct geom_opts o;
+	struct keylist kl;
+	const char *out = NULL;
+	int c;
+
+	geom_opts_init(&o);
+	while ((c = parse_options(argc, argv, ":hqo:f:" GEOM_SHORTOPTS,
+				  longopts)) != -1) {
+		if (c == 'o')
+			out = optarg;	/* here -o is the file */
+		else if (c == 'f')
+			in.file = optarg;
+		else if (!geom_option(&o, argv[0], c, optarg))
+			common_option(argv[0], c);
+	}
+	if (!out)
+		usage_error(argv[0], "missing -o FILE");
+	in.args = argv + optind;
+	in.nargs = argc - optind;
+	geom_opts_finish(&o, argv[0]);
+	geom_resolve(&o, argv[0], &g);
+	keylist_load(&kl, g.key_type, &in, argv[0]);
+
+	build_file(out, &g, &kl);
+	keylist_free(&kl);
+	return EXIT_OK;
+}
+
+struct calc_row {
+	struct bloom_geom g;
+	int err;
+	u64 mem;		/* bytes */
+	double bits_per_key;	/* of memory */
+	double fpr;		/* theoretical, at capacity */
+};
+
+static void calc_layout(u64 n, u64 ppb, u8 layout, struct calc_row *r)
+{
+	struct bloom_core core;
+
+	memset(r, 0, sizeof(*r));
+	r->err = bloom_geom_size(n, ppb, layout, &r->g);
+	if (r->err)
+		return;
+	bloom_core_init(&core, &r->g);
+	r->mem = bloom_array_bytes(&core);
+	r->bits_per_key = (double)r->mem * 8 / (double)n;
+	r->fpr = (double)bloom_theory_fpr_ppb(&r->g, n) / BLOOM_PPB;
+}
+
+static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
+{
+	struct json j;
+	u8 l;
+
+	json_start(&j);
+	json_object(&j, NULL);
+	json_u64(&j, "capacity", n);
+	json_double(&j, "fp_rate", (double)ppb / BLOOM_PPB);
+	json_double(&j, "lower_bound_bits_per_key", bound);
+	json_array(&j, "layouts");
+	for (l = 0; l < BLOOM_LAYOUT_MAX; l++, r++) {
+		json_object(&j, NULL);
+		json_str(&j, "layout", layout_name(l));
+		if (r->err) {
+			json_null(&j, "bits");
+		} else {
+			json_u64(&j, "bits", r->g.bits);
+			json_u64(&j, "hashes", r->g.hashes);
+			json_double(&j, "bits_per_key", r->bits_per_key);
+			json_u64(&j, "memory_bytes", r->mem);
+			json_double(&j, "fp_rate_at_capacity", r->fpr);
+			json_double(&j, "overhead", r->bits_per_key / bound);
+		}
+		json_close(&j, '}');
+	}
+	json_close(&j, ']');
+	json_close(&j, '}');
+	json_finish(&j);
+}
+
+static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
+{
+	struct table t;
+	char mem[32];
+	u8 l;
+
+	table_init(&t, "LAYOUT >M >K >BITS/KEY >MEMORY >FPR@N >VS-BOUND");
+	for (l = 0; l < BLOOM_LAYOUT_MAX; l++, r++) {
+		table_cell(&t, "%s", layout_name(l));
+		if (r->err) {
+			for (int i = 0; i < 6; i++)
+				table_cell(&t, "-");
+			continue;
+		}
+		human_bytes(r->mem, mem, sizeof(mem));
+		table_cell(&t, "%llu", (unsigned long long)r->g.bits);
+		table_cell(&t, "%u", r->g.hashes);
+		table_cell(&t, "%.2f", r->bits_per_key);
+		table_cell(&t, "%s", mem);
+		table_cell(&t, "%.4g%%", r->fpr * 100);
+		table_cell(&t, "x%.2f", r->bits_per_key / bound);
+	}
+	printf("capacity %llu, target false-positive rate %.4g%%\n",
+	       (unsigned long long)n, (double)ppb / 1e7);
+	table_print(&t);
+	printf("lower bound: %.2f bits/key (log2(1/E)); counting memory is 4 bits per counter\n",
+	       bound);
+}
+
+/* log2(1 / E) for E in parts per 10^9, by the core's fixed point. */
+static double log2_inverse(u64 ppb)
+{
+	s64 ln = bloom_fx_ln(BLOOM_PPB << 32) - bloom_fx_ln(ppb << 32);
+
+	return (double)ln / (double)BLOOM_FX_ONE / LN2;
+}
+
+int cmd_calc(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS,
+		{ "capacity",	required_argument,	NULL, 'n' },
+		{ "fp-rate",	required_argument,	NULL, 'e' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct calc_row rows[BLOOM_LAYOUT_MAX];
+	struct geom_opts o;
+	double bound;
+	u8 l;
+	int c;
+
+	geom_opts_init(&o);
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "n:e:",
+				  longopts)) != -1)
+		if (!geom_option(&o, argv[0], c, optarg))
+			common_option(argv[0], c);
+	positional(argv[0], argc - optind, 0, 0, "only options");
+	if (!o.capacity)
+		usage_error(argv[0], "missing --capacity");
+	geom_opts_finish(&o, argv[0]);
+	bound = log2_inverse(o.fpr_ppb);
+	for (l = 0; l < BLOOM_LAYOUT_MAX; l++)
+		calc_layout(o.capacity, o.fpr_ppb, l, &rows[l]);
+	if (opts.format == OUT_JSON)
+		calc_json(o.capacity, o.fpr_ppb, bound, rows);
+	else if (!opts.quiet)
+		calc_table(o.capacity, o.fpr_ppb, bound, rows);
+	return EXIT_OK;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Snapshots: save and restore one filter, save-all and restore-all for a
+ * directory of NAME.bloom files, and build, which makes a snapshot from a
+ * list of keys offline with the filter core alone (no kernel).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "bloomctl.h"
+
+#define SNAP_EXT	".bloom"
+
+static void saved_msg(const char *name, const char *path, size_t len)
+{
+	char size[32];
+
+	if (opts.quiet || !strcmp(path, "-"))
+		return;
+	human_bytes(len, size, sizeof(size));
+	printf("saved %s to %s (%s)\n", name, path, size);
+}
+
+/* Fetch @name and write it to @path; false if it has vanished. */
+static bool save_one(const char *cmd, const char *name, const char *path)
+{
+	struct snap_image img;
+	int err = snap_fetch(name, &img);
+
+	if (err == -ENOENT && !strcmp(cmd, "save-all"))
+		return false;
+	if (err == -EAGAIN)
+		die("%s %s: its contents kept being replaced; try again", cmd,
+		    name);
+	if (err)
+		die("%s %s: %s", cmd, name, dev_strerror(err, name));
+	err = write_file_atomic(path, img.buf, img.len);
+	if (err)
+		die("%s %s: %s: %s", cmd, name, path, strerror(-err));
+	saved_msg(name, path, img.len);
+	snap_free(&img);
+	return true;
+}
+
+static const struct option file_opts[] = {
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "quiet",	no_argument,		NULL, 'q' },
+	{ "output",	required_argument,	NULL, 'o' },
+	{ NULL, 0, NULL, 0 }
+};
+
+int cmd_save(int argc, char **argv)
+{
+	const char *out = NULL;
+	int c;
+
+	while ((c = parse_options(argc, argv, ":hqo:", file_opts)) != -1) {
+		if (c == 'o')
+			out = optarg;	/* here -o is the file */
+		else
+			common_option(argv[0], c);
+	}
+	positional(argv[0], argc - optind, 1, 1, "NAME");
+	if (!out)
+		usage_error(argv[0], "missing -o FILE");
+	check_name(argv[0], argv[optind]);
+	save_one("save", argv[optind], out);
+	return EXIT_OK;
+}
+
+/* A verified snapshot from @path, or death with the reason. */
+static void load_snapshot(const char *cmd, const char *path,
+			  struct snap_image *img)
+{
+	struct bloom_snap_info info;
+	int err;
+
+	snap_read_file(path, img);
+	err = snap_verify(img, &info);
+	if (err)
+		die("%s %s: %s", cmd, path, bloom_snap_strerror(err));
+}
+
+static int restore_image(const char *name, const struct snap_image *img,
+			 bool replace)
+{
+	struct bloom_ioc_restore r;
+
+	memset(&r, 0, sizeof(r));
+	name_copy(r.name, name);
+	r.buf = (uintptr_t)img->buf;
+	r.len = img->len;
+	r.flags = replace ? BLOOM_RESTORE_REPLACE : 0;
+	return dev_ioctl(BLOOM_IOC_RESTORE, &r);
+}
+
+static void __noreturn restore_failed(const char *cmd, const char *path,
+				      const char *name, int err)
+{
+	if (err == -EEXIST)
+		die("%s %s: a filter named %s exists (use --replace)", cmd, path,
+		    name);
+	if (err == -EINVAL)
+		die("%s %s: the snapshot's key type is not %s's", cmd, path,
+		    name);
+	die("%s %s: %s", cmd, path, dev_strerror(err, name));
+}
+
+static void restored_msg(const char *name, const char *path)
+{
+	if (!opts.quiet)
+		printf("restored %s from %s\n", name, path);
+}
+
+static void check_derived_name(const char *cmd, const char *path,
+			       const char *name)
+{
+	const char *why = name_problem(name);
+
+	if (why)
+		die("%s %s: cannot name the filter '%s' (%s): give --name", cmd,
+		    path, name, why);
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS,
+		{ "name",	required_argument,	NULL, 'N' },
+		{ "replace",	no_argument,		NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *path, *given = NULL;
+	struct snap_image img;
+	bool replace = false;
+	char *name;
+	int c, err;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  longopts)) != -1) {
+		if (c == 'N')
+			given = optarg;
+		else if (c == 'r')
+			replace = true;
+		else
+			common_option(argv[0], c);
+	}
+	positional(argv[0], argc - optind, 1, 1, "FILE");
+	path = argv[optind];
+	if (!given && !strcmp(path, "-"))
+		usage_error(argv[0], "restoring from stdin needs --name");
+	if (given)
+		check_name(argv[0], given);
+	name = given ? xstrdup(given) : snap_default_name(path);
+	check_derived_name("restore", path, name);
+	load_snapshot("restore", path, &img);
+	err = restore_image(name, &img, replace);
+	if (err)
+		restore_failed("restore", path, name, err);
+	restored_msg(name, path);
+	snap_free(&img);
+	free(name);
+	return EXIT_OK;
+}
+
+static char *snap_path(const char *dir, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s%s", dir, name, SNAP_EXT) < 0)
+		die("out of memory");
+	return path;
+}
+
+int cmd_save_all(int argc, char **argv)
+{
+	char (*names)[BLOOM_NAME_MAX];
+	int first, c, err;
+	u32 n, i, saved = 0;
+	const char *dir;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  file_opts)) != -1)
+		common_option(argv[0], c);
+	first = optind;
+	positional(argv[0], argc - first, 1, 1, "DIR");
+	dir = argv[first];
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		die("save-all: %s: %s", dir, strerror(errno));
+	err = dev_names(&names, &n);
+	if (err)
+		die_dev("save-all", err, "");
+	for (i = 0; i < n; i++) {
+		char *path = snap_path(dir, names[i]);
+
+		saved += save_one("save-all", names[i], path);
+		free(path);
+	}
+	if (!opts.quiet)
+		printf("saved %u filter%s to %s\n", saved, PLURAL(saved), dir);
+	free(names);
+	return EXIT_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The NAME.bloom files of @dir, sorted; *n of them. */
+static char **snapshot_files(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **files = NULL;
+
+	if (!d)
+		die("restore-all: %s: %s", dir, strerror(errno));
+	*n = 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len <= strlen(SNAP_EXT) ||
+		    strcmp(e->d_name + len - strlen(SNAP_EXT), SNAP_EXT))
+			continue;
+		files = xrealloc(files, (*n + 1) * sizeof(*files));
+		files[(*n)++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(files, *n, sizeof(*files), by_name);
+	return files;
+}
+
+/* Check (@apply false) or restore one file of restore-all. */
+static void restore_all_one(const char *dir, const char *file, bool replace,
+			    bool apply)
+{
+	struct bloom_ioc_info in;
+	struct snap_image img;
+	char *path, *name = snap_default_name(file);
+	int err = 0;
+
+	if (asprintf(&path, "%s/%s", dir, file) < 0)
+		die("out of memory");
+	check_derived_name("restore-all", path, name);
+	load_snapshot("restore-all", path, &img);
+	if (!apply && !replace && !dev_info(name, &in))
+		err = -EEXIST;
+	if (apply)
+		err = restore_image(name, &img, replace);
+	if (err)
+		restore_failed("restore-all", path, name, err);
+	if (apply)
+		restored_msg(name, path);
+	snap_free(&img);
+	free(name);
+	free(path);
+}
+
+/*
+ * restore-all checks every file (checksum, name, no clash without
+ * --replace) before it restores any, then restores them in name order;
+ * an error while restoring stops it there.
+ */
+int cmd_restore_all(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS,
+		{ "replace",	no_argument,		NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	bool replace = false;
+	char **files;
+	size_t n, i;
+	int c;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  longopts)) != -1) {
+		if (c == 'r')
+			replace = true;
+		else
+			common_option(argv[0], c);
+	}
+	positional(argv[0], argc - optind, 1, 1, "DIR");
+	files = snapshot_files(argv[optind], &n);
+	for (i = 0; i < n; i++)
+		restore_all_one(argv[optind], files[i], replace, false);
+	for (i = 0; i < n; i++)
+		restore_all_one(argv[optind], files[i], replace, true);
+	if (!opts.quiet)
+		printf("restored %zu filter%s from %s\n", n, PLURAL(n),
+		       argv[optind]);
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	return EXIT_OK;
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The geometry options of create and build: --capacity and --fp-rate, or
+ * --bits and --hashes; --layout, --key and --seed. Both commands accept
+ * exactly the same geometry, and build sizes it with the same core
+ * function the kernel uses, so the two give identical filters.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+#include "bloomctl.h"
+
+#define DEFAULT_FPR_PPB	10000000ULL	/* 1% */
+
+void geom_opts_init(struct geom_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->layout = BLOOM_LAYOUT_BLOCKED;
+	o->key_type = BLOOM_KEY_ADDR;
+}
+
+/* Handle one geometry option; false if @c is not one. */
+bool geom_option(struct geom_opts *o, const char *cmd, int c,
+		 const char *arg)
+{
+	u64 v;
+
+	switch (c) {
+	case 'n':
+		if (parse_count(arg, &o->capacity) || !o->capacity)
+			usage_error(cmd, "bad capacity '%s'", arg);
+		break;
+	case 'e':
+		if (parse_rate(arg, &o->fpr_ppb))
+			usage_error(cmd, "bad false-positive rate '%s' (want 0 < E <= 0.5, e.g. 0.01 or 1%%)",
+				    arg);
+		break;
+	case 'm':
+		if (parse_count(arg, &o->bits) || !o->bits)
+			usage_error(cmd, "bad number of bits '%s'", arg);
+		break;
+	case 'k':
+		if (parse_u64(arg, &v) || !v || v > BLOOM_MAX_HASHES)
+			usage_error(cmd, "bad number of hashes '%s' (1 to %d)",
+				    arg, BLOOM_MAX_HASHES);
+		o->hashes = (u32)v;
+		break;
+	case 'l':
+		o->layout = layout_parse(arg);
+		if (o->layout < 0)
+			usage_error(cmd, "unknown layout '%s' (blocked, standard, partitioned or counting)",
+				    arg);
+		break;
+	case 't':
+		o->key_type = key_type_parse(arg);
+		if (o->key_type < 0)
+			usage_error(cmd, "unknown key type '%s' (addr, net, addr,port, flow or bytes)",
+				    arg);
+		break;
+	case 's':
+		if (parse_u64(arg, &o->seed))
+			usage_error(cmd, "bad seed '%s'", arg);
+		o->seeded = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Why a geometry given as --bits and --hashes is refused, or NULL. */
+const char *geom_problem(const struct bloom_geom *g)
+{
+	int err;
+
+	if (g->bits < BLOOM_MIN_BITS)
+		return "--bits must be at least 64";
+	if (g->layout == BLOOM_LAYOUT_BLOCKED && g->bits % BLOOM_BLOCK_BITS)
+		return "the blocked layout needs --bits to be a multiple of 512";
+	if (g->layout == BLOOM_LAYOUT_PARTITIONED && g->bits % g->hashes)
+		return "the partitioned layout needs --bits to be a multiple of --hashes";
+	err = bloom_geom_check(g);
+	if (err == -E2BIG)
+		return "--bits is over the cap (2^37 bits, 2^35 counters)";
+	return err ? "invalid geometry" : NULL;
+}
+
+/* Check the combination; fill in the default rate. */
+void geom_opts_finish(struct geom_opts *o, const char *cmd)
+{
+	bool by_rate = o->capacity || o->fpr_ppb;
+	bool by_size = o->bits || o->hashes;
+	struct bloom_geom g = {
+		.bits = o->bits, .hashes = o->hashes, .layout = (u8)o->layout,
+		.key_type = (u8)o->key_type,
+	};
+	const char *why;
+
+	if (by_rate && by_size)
+		usage_error(cmd, "give --capacity and --fp-rate, or --bits and --hashes, not both");
+	if (!by_rate && !by_size)
+		usage_error(cmd, "give --capacity (and --fp-rate), or --bits and --hashes");
+	if (by_rate && !o->capacity)
+		usage_error(cmd, "--fp-rate needs --capacity");
+	if (by_rate && !o->fpr_ppb)
+		o->fpr_ppb = DEFAULT_FPR_PPB;
+	if (by_size && !(o->bits && o->hashes))
+		usage_error(cmd, "--bits and --hashes go together");
+	if (by_size) {
+		why = geom_problem(&g);
+		if (why)
+			die("%s: %s", cmd, why);
+	}
+}
+
+/* The full geometry, as the kernel would make it (for build). */
+void geom_resolve(const struct geom_opts *o, const char *cmd,
+		  struct bloom_geom *g)
+{
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->bits = o->bits;
+	g->hashes = o->hashes;
+	g->layout = (u8)o->layout;
+	g->key_type = (u8)o->key_type;
+	if (o->capacity) {
+		err = bloom_geom_size(o->capacity, o->fpr_ppb, g->layout, g);
+		if (err == -E2BIG)
+			die("%s: capacity %llu at this rate is over the size cap (2^37 bits)",
+			    cmd, (unsigned long long)o->capacity);
+		if (err)
+			die("%s: cannot size a filter for capacity %llu",
+			    cmd, (unsigned long long)o->capacity);
+	}
+	if (o->seeded) {
+		g->seed = o->seed;
+		g->flags = BLOOM_F_FIXED_SEED;
+	} else if (getrandom(&g->seed, sizeof(g->seed), 0) !=
+		   sizeof(g->seed)) {
+		die("%s: getrandom: %s", cmd, strerror(errno));
+	}
+	if (bloom_geom_check(g))
+		die("%s: %s", cmd, geom_problem(g));
+}

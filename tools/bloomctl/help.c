@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subcommand table and every subcommand's --help text.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include "bloomctl.h"
+
+#define GEOMETRY_HELP \
+"  -n, --capacity N   keys the filter must hold (suffixes k, M, G)\n" \
+"  -e, --fp-rate E    false-positive rate at capacity: 0.01 or 1% (default 1%)\n" \
+"  -m, --bits M       size: bits, or counters for counting (instead of -n/-e)\n" \
+"  -k, --hashes K     probes per key, 1 to 32 (with --bits)\n" \
+"  -l, --layout L     blocked (default), standard, partitioned or counting\n" \
+"  -t, --key T        addr (default), net, addr,port, flow or bytes\n" \
+"  -s, --seed S       fixed 64-bit hash seed (default: random)\n"
+
+#define KEYS_HELP \
+"Keys come from the arguments, from -f FILE (- is stdin), or from stdin when\n" \
+"neither is given and stdin is not a terminal: one key per line; blank lines\n" \
+"and lines starting with # are skipped; surrounding whitespace is trimmed.\n" \
+"The whole input is parsed and validated before anything is sent to the\n" \
+"kernel: a malformed line is reported as FILE:LINE and nothing is applied\n" \
+"(exit status 2). An empty input is not an error: nothing is applied.\n" \
+"Key syntax by the filter's key type:\n" \
+"  addr       192.0.2.1  2001:db8::1\n" \
+"  net        192.0.2.0/24  2001:db8::/32  or a bare address (/32, /128);\n" \
+"             host bits past the prefix are an error\n" \
+"  addr,port  192.0.2.1,80  192.0.2.1,udp:53  [2001:db8::1],443  ::1,sctp:9\n" \
+"             (protocol tcp, udp, sctp, udplite, dccp or a number; default tcp)\n" \
+"  flow       PROTO,SADDR,SPORT,DADDR,DPORT  e.g. tcp,10.0.0.1,1234,10.0.0.2,80\n" \
+"  bytes      the text itself (1 to 128 bytes), or 0x followed by hex digits\n"
+
+const struct command commands[] = {
+	{ "create", cmd_create,
+	  "NAME [--capacity N [--fp-rate E] | --bits M --hashes K] [OPTIONS]",
+	  "Create an empty filter. Give its capacity and target false-positive rate\n"
+	  "(the kernel picks the smallest m and k for the layout), or m and k.\n\n"
+	  GEOMETRY_HELP },
+	{ "destroy", cmd_destroy, "NAME...",
+	  "Destroy filters. A filter that a rule or kernel user holds is refused.\n" },
+	{ "rename", cmd_rename, "OLD NEW",
+	  "Rename a filter. Rules keep using it under its new name.\n" },
+	{ "clear", cmd_clear, "NAME...",
+	  "Empty filters, keeping their geometry and seed.\n" },
+	{ "swap", cmd_swap, "A B",
+	  "Exchange the contents of two filters of the same key type, atomically:\n"
+	  "build a new filter, swap it in, destroy the old one.\n" },
+	{ "list", cmd_list, "[--names]",
+	  "List the filters of this network namespace, in creation order.\n\n"
+	  "  -n, --names        names only, one per line\n" },
+	{ "info", cmd_info, "NAME",
+	  "Show a filter's geometry and statistics.\n" },
+	{ "limits", cmd_limits, "[--max-filters N] [--max-bytes B]",
+	  "Show, or change, the namespace's limits on filters and array memory.\n"
+	  "Sizes take k, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), e.g. 64MiB.\n" },
+	{ "add", cmd_add, "NAME [KEY...] [-f FILE]",
+	  "Add keys to a filter.\n\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin)\n\n"
+	  KEYS_HELP },
+	{ "del", cmd_del, "NAME [KEY...] [-f FILE] [--exist]",
+	  "Delete keys from a counting filter. Delete only keys that were added:\n"
+	  "deleting others can remove other keys too. Keys are deleted in order; an\n"
+	  "absent key stops the command there (exit 2) unless --exist.\n\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin)\n"
+	  "      --exist        skip absent keys instead of failing\n\n"
+	  KEYS_HELP },
+	{ "test", cmd_test, "NAME [KEY...] [-f FILE] [--verbose] [--match]",
+	  "Test keys. Exit status 0 when every key is present, 1 when any is\n"
+	  "absent, 2 on error. A Bloom filter may say present for a key never added\n"
+	  "(a false positive); it never says absent for a key that was added.\n\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin)\n"
+	  "  -v, --verbose      a line per key: KEY present, or KEY absent\n"
+	  "      --match        net filters: match as packets do, probing every prefix\n"
+	  "                     length the filter holds (10.1.2.3 matches 10.0.0.0/8);\n"
+	  "                     without it a key is looked up exactly as given\n\n"
+	  KEYS_HELP },
+	{ "count", cmd_count, "NAME KEY",
+	  "Print how often KEY was added to a counting filter (an upper bound;\n"
+	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n" },
+	{ "save", cmd_save, "NAME -o FILE",
+	  "Save a filter to a snapshot file, written atomically (a temporary file\n"
+	  "in the same directory, fsync, rename) with mode 0600, because it holds\n"
+	  "the seed. FILE - writes to stdout. Here -o names the file.\n" },
+	{ "restore", cmd_restore, "FILE [--name NAME] [--replace]",
+	  "Create a filter from a snapshot file, verified (checksum, size,\n"
+	  "geometry) before anything changes. The filter is named NAME, or by\n"
+	  "default after the file: its basename without the extension\n"
+	  "(/var/lib/bloom/bad.bloom restores as 'bad'). FILE - reads stdin and\n"
+	  "needs --name.\n\n"
+	  "      --name NAME    the filter's name\n"
+	  "      --replace      replace the contents of an existing filter of the\n"
+	  "                     same key type (rules using it see the new contents)\n" },
+	{ "save-all", cmd_save_all, "DIR",
+	  "Save every filter to DIR/NAME.bloom (DIR is created if missing).\n" },
+	{ "restore-all", cmd_restore_all, "DIR [--replace]",
+	  "Restore every DIR/*.bloom file as the filter named after it. Every file\n"
+	  "is verified, and without --replace checked not to clash with an existing\n"
+	  "filter, before any is restored; a restore that still fails stops there.\n\n"
+	  "      --replace      replace the contents of existing filters\n" },
+	{ "build", cmd_build, "-o FILE [GEOMETRY] [KEY...] [-f FILE]",
+	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
+	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
+	  "and 'add'. Without --seed the seed is random. Here -o names the file.\n\n"
+	  "  -o, --output FILE  the snapshot to write (- is stdout)\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin)\n"
+	  GEOMETRY_HELP "\n" KEYS_HELP },
+	{ "union", cmd_union, "DST SRC",
+	  "Add every key of SRC to DST (bitwise OR). Both need the same layout,\n"
+	  "size, hashes, seed and key type: create them with the same --seed.\n" },
+	{ "intersect", cmd_intersect, "DST SRC",
+	  "Keep in DST only what SRC also holds (bitwise AND; counting: the smaller\n"
+	  "counter). Same requirements as union.\n" },
+	{ "halve", cmd_halve, "NAME...",
+	  "Fold a filter to half its size, keeping every key (the false-positive\n"
+	  "rate rises). Needs a power-of-two probe range: m for standard and\n"
+	  "counting, m/k for partitioned, m/512 for blocked.\n" },
+	{ "estimate", cmd_estimate, "NAME [OTHER]",
+	  "Estimate the number of distinct keys in a filter from its fill, or with\n"
+	  "two filters of the same geometry and seed, the sizes of their\n"
+	  "intersection and union.\n" },
+	{ "calc", cmd_calc, "--capacity N [--fp-rate E]",
+	  "Size a filter for each layout: m, k, bits per key, memory and the exact\n"
+	  "theoretical false-positive rate at capacity, beside the information-\n"
+	  "theoretic lower bound log2(1/E) bits per key. Needs no kernel.\n\n"
+	  "  -n, --capacity N   keys (suffixes k, M, G)\n"
+	  "  -e, --fp-rate E    target rate: 0.01 or 1% (default 1%)\n" },
+	{ "help", cmd_help, "[SUBCOMMAND]",
+	  "Show the help of bloomctl or of a subcommand.\n" },
+	{ NULL, NULL, NULL, NULL }
+};
+
+const struct command *command_find(const char *name)
+{
+	const struct command *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+#define COMMON_HELP \
+"\nCommon options:\n" \
+"  -o, --output FMT   json or table (default); not in save and build, where\n" \
+"                     -o names the output file (put -o json before the\n" \
+"                     subcommand there)\n" \
+"  -q, --quiet        print nothing but errors\n" \
+"  -h, --help         this help\n" \
+"\nExit status: 0 success; 1 test found an absent key; 2 error.\n"
+
+void command_help(const char *name)
+{
+	const struct command *c = command_find(name);
+
+	if (!c)
+		usage_error(NULL, "unknown subcommand '%s'", name);
+	printf("Usage: bloomctl %s %s\n\n%s%s", c->name, c->synopsis, c->help,
+	       COMMON_HELP);
+}
+
+static void usage(void)
+{
+	const struct command *c;
+
+	printf("Usage: bloomctl [-o json|table] [-q] SUBCOMMAND [ARGS...]\n"
+	       "       bloomctl SUBCOMMAND --help\n"
+	       "       bloomctl --version\n\n"
+	       "Manage the kernel's named Bloom filters (bloom.ko, %s) and\n"
+	       "their snapshot files.\n\nSubcommands:\n", BLOOM_DEVICE);
+	for (c = commands; c->name; c++)
+		printf("  %-12s %s\n", c->name, c->synopsis);
+	printf("%s\nSee bloomctl(8).\n", COMMON_HELP);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 2)
+		usage_error("help", "too many arguments");
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		command_help("help");
+	else if (argc == 2)
+		command_help(argv[1]);
+	else
+		usage();
+	return EXIT_OK;
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keys as text, and their encodings (uapi/bloom.h). Every key is checked
+ * with bloom_key_check(), the kernel's own test, before it goes anywhere.
+ *
+ *   addr       192.0.2.1, 2001:db8::1 (IPv4 is stored v4-mapped)
+ *   net        192.0.2.0/24, 2001:db8::/32, or a bare address (/32, /128)
+ *   addr,port  192.0.2.1,80  192.0.2.1,udp:53  [2001:db8::1],443  ::1,80
+ *   flow       PROTO,SADDR,SPORT,DADDR,DPORT   tcp,10.0.0.1,1234,10.0.0.2,80
+ *   bytes      any text, or 0x followed by hex digits
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "bloomctl.h"
+
+#define SHOWN_CHARS	60	/* of a bad key, in messages */
+#define ADDR_TEXT_MAX	64
+
+static const struct {
+	const char *name;
+	u8 proto;
+} protos[] = {
+	{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
+	{ "sctp", IPPROTO_SCTP }, { "udplite", IPPROTO_UDPLITE },
+	{ "dccp", IPPROTO_DCCP },
+};
+
+/* A key's text for a message: at most SHOWN_CHARS, unprintables escaped. */
+void text_shown(char *dst, size_t size, const char *s, size_t len)
+{
+	size_t i, at = 0;
+
+	for (i = 0; i < len && i < SHOWN_CHARS && at + 5 < size; i++) {
+		unsigned char c = s[i];
+
+		if (c >= ' ' && c <= '~')
+			dst[at++] = c;
+		else
+			at += snprintf(dst + at, size - at, "\\x%02x", c);
+	}
+	if (i < len && at + 4 < size) {
+		memcpy(dst + at, "...", 3);
+		at += 3;
+	}
+	dst[at] = 0;
+}
+
+size_t key_stride(u8 type)
+{
+	return type == BLOOM_KEY_BYTES ? KEY_REC_MAX : bloom_key_size(type);
+}
+
+/* Copy [s, s + len) into @buf as a C string; false if it does not fit. */
+static bool substr(char *buf, size_t size, const char *s, size_t len)
+{
+	if (len >= size)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	return true;
+}
+
+/*
+ * An IPv4 or IPv6 address, optionally in brackets, into 16 bytes.
+ * Returns how it was written, 4 or 6, or 0 if it is not an address.
+ */
+static int parse_addr(const char *s, size_t len, u8 addr[16])
+{
+	char buf[ADDR_TEXT_MAX];
+	struct in_addr v4;
+
+	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
+		s++;
+		len -= 2;
+	}
+	if (!substr(buf, sizeof(buf), s, len))
+		return 0;
+	if (inet_pton(AF_INET, buf, &v4) == 1) {
+		memset(addr, 0, 10);
+		addr[10] = addr[11] = 0xff;
+		memcpy(addr + 12, &v4, 4);
+		return 4;
+	}
+	return inet_pton(AF_INET6, buf, addr) == 1 ? 6 : 0;
+}
+
+static bool is_v4(const u8 addr[16])
+{
+	return IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)addr);
+}
+
+/* Decimal digits only, at most @max. */
+static bool parse_small(const char *s, size_t len, unsigned long max,
+			unsigned long *out)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	if (!len || len > 6)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	*out = v;
+	return v <= max;
+}
+
+static bool parse_proto(const char *s, size_t len, u8 *proto)
+{
+	unsigned long v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(protos); i++) {
+		if (strlen(protos[i].name) == len &&
+		    !strncasecmp(s, protos[i].name, len)) {
+			*proto = protos[i].proto;
+			return true;
+		}
+	}
+	if (!parse_small(s, len, 255, &v))
+		return false;
+	*proto = (u8)v;
+	return true;
+}
+
+static bool parse_port(const char *s, size_t len, __be16 *port)
+{
+	unsigned long v;
+
+	if (!parse_small(s, len, 65535, &v))
+		return false;
+	*port = htons((u16)v);
+	return true;
+}
+
+/* A key being parsed: its text, shown shortened, and where to say why. */
+struct parse {
+	const char *s;
+	size_t len;
+	char shown[SHOWN_CHARS * 4 + 8];
+	char *why;
+	size_t whylen;
+};
+
+/* Say why the key is bad; returns -1. */
+static int __printf(2, 3) bad(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, p->whylen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_net(struct parse *p, struct bloom_key_net *k)
+{
+	const char *slash = memchr(p->s, '/', p->len);
+	size_t alen = slash ? (size_t)(slash - p->s) : p->len;
+	int family = parse_addr(p->s, alen, k->addr);
+	unsigned long plen = 128;
+	u8 masked[16];
+
+	if (!family)
+		return bad(p, "bad address '%s'", p->shown);
+	/* ::ffff:192.0.2.0/120 is written as IPv6: so is its length. */
+	if (slash && !parse_small(slash + 1, p->len - alen - 1, 999, &plen))
+		return bad(p, "bad prefix length '%s'", p->shown);
+	if (slash && family == 4 && plen > 32)
+		return bad(p, "prefix length over /32 in '%s'", p->shown);
+	if (slash && plen > 128)
+		return bad(p, "prefix length over /128 in '%s'", p->shown);
+	if (slash && family == 4)
+		plen += 96;
+	k->plen = (u8)plen;
+	memcpy(masked, k->addr, 16);
+	bloom_net_mask(masked, k->plen);
+	if (memcmp(masked, k->addr, 16))
+		return bad(p, "host bits set in %s", p->shown);
+	return 0;
+}
+
+static int parse_addr_port(struct parse *p, struct bloom_key_addr_port *k)
+{
+	const char *comma = memrchr(p->s, ',', p->len), *rest, *colon;
+	size_t rlen;
+
+	if (!comma)
+		return bad(p, "bad address,port '%s' (want ADDR,[PROTO:]PORT)", p->shown);
+	if (!parse_addr(p->s, (size_t)(comma - p->s), k->addr))
+		return bad(p, "bad address '%s'", p->shown);
+	rest = comma + 1;
+	rlen = p->len - (size_t)(rest - p->s);
+	colon = memchr(rest, ':', rlen);
+	k->proto = IPPROTO_TCP;
+	if (colon) {
+		if (!parse_proto(rest, (size_t)(colon - rest), &k->proto))
+			return bad(p, "bad protocol '%s'", p->shown);
+		rlen -= (size_t)(colon + 1 - rest);
+		rest = colon + 1;
+	}
+	if (!parse_port(rest, rlen, &k->port))
+		return bad(p, "bad port '%s'", p->shown);
+	return 0;
+}
+
+/* Splits @s at commas into exactly @n fields. */
+static bool fields(const char *s, size_t len, const char **f, size_t *flen,
+		   int n)
+{
+	const char *end = s + len;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *comma = memchr(s, ',', (size_t)(end - s));
+
+		if (!comma != (i == n - 1))
+			return false;
+		f[i] = s;
+		flen[i] = (size_t)((comma ? comma : end) - s);
+		s = comma + 1;
+	}
+	return true;
+}
+
+static int parse_flow(struct parse *p, struct bloom_key_flow *k)
+{
+	const char *f[5];
+	size_t fl[5];
+
+	if (!fields(p->s, p->len, f, fl, 5))
+		return bad(p, "bad flow '%s' (want PROTO,SADDR,SPORT,DADDR,DPORT)", p->shown);
+	if (!parse_proto(f[0], fl[0], &k->proto))
+		return bad(p, "bad protocol '%s'", p->shown);
+	if (!parse_addr(f[1], fl[1], k->saddr) ||
+	    !parse_addr(f[3], fl[3], k->daddr))
+		return bad(p, "bad address '%s'", p->shown);
+	if (is_v4(k->saddr) != is_v4(k->daddr))
+		return bad(p, "addresses of different families in '%s'", p->shown);
+	if (!parse_port(f[2], fl[2], &k->sport) ||
+	    !parse_port(f[4], fl[4], &k->dport))
+		return bad(p, "bad port '%s'", p->shown);
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (isdigit((unsigned char)c))
+		return c - '0';
+	if (isxdigit((unsigned char)c))
+		return tolower((unsigned char)c) - 'a' + 10;
+	return -1;
+}
+
+static int parse_hex(struct parse *p, u8 *key, u16 *n)
+{
+	size_t i;
+
+	if (p->len % 2)
+		return bad(p, "bad hex key '%s' (odd number of digits)", p->shown);
+	if ((p->len - 2) / 2 > BLOOM_KEY_BYTES_MAX)
+		return bad(p, "key longer than 128 bytes '%s'", p->shown);
+	for (i = 2; i < p->len; i += 2) {
+		int hi = hexval(p->s[i]), lo = hexval(p->s[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return bad(p, "bad hex key '%s'", p->shown);
+		key[(i - 2) / 2] = (u8)(hi << 4 | lo);
+	}
+	*n = (u16)((p->len - 2) / 2);
+	return 0;
+}
+
+/* A bytes record: __u16 length (host order, as the kernel reads it). */
+static int parse_bytes(struct parse *p, u8 *rec)
+{
+	u8 *key = rec + sizeof(u16);
+	u16 n = (u16)p->len;
+
+	if (p->len > 2 && p->s[0] == '0' && tolower(p->s[1]) == 'x') {
+		if (parse_hex(p, key, &n))
+			return -1;
+		memcpy(rec, &n, sizeof(n));
+		return 0;
+	}
+	if (!p->len)
+		return bad(p, "empty key");
+	if (p->len > BLOOM_KEY_BYTES_MAX)
+		return bad(p, "key longer than 128 bytes '%s'", p->shown);
+	if (memchr(p->s, 0, p->len))
+		return bad(p, "NUL byte in key '%s' (write it as 0x...)",
+			   p->shown);
+	memcpy(key, p->s, p->len);
+	memcpy(rec, &n, sizeof(n));
+	return 0;
+}
+
+/* The key inside a record, and its length. */
+const void *rec_key(u8 type, const void *rec, size_t *len)
+{
+	u16 n;
+
+	if (type != BLOOM_KEY_BYTES) {
+		*len = bloom_key_size(type);
+		return rec;
+	}
+	memcpy(&n, rec, sizeof(n));
+	*len = n;
+	return (const u8 *)rec + sizeof(n);
+}
+
+/**
+ * key_parse() - encode the text of a key of type @type
+ * @type: enum bloom_key_type
+ * @text: the key, not necessarily NUL-terminated; may hold any byte
+ * @len: its length
+ * @rec: key_stride(@type) bytes, zeroed here, for the record
+ * @why: on failure, what is wrong, quoting the (shortened) text
+ * @whylen: size of @why
+ *
+ * Return: 0, or -1 with @why filled.
+ */
+int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
+	      size_t whylen)
+{
+	struct parse p = {
+		.s = text, .len = len, .why = why, .whylen = whylen,
+	};
+	const void *key;
+	size_t klen;
+	int err;
+
+	memset(rec, 0, key_stride(type));
+	text_shown(p.shown, sizeof(p.shown), text, len);
+	if (type != BLOOM_KEY_BYTES && (memchr(text, 0, len) || !len))
+		return bad(&p, "bad %s '%s'",
+			   type == BLOOM_KEY_FLOW ? "flow" : "address",
+			   p.shown);
+	switch (type) {
+	case BLOOM_KEY_ADDR:
+		err = 0;
+		if (!parse_addr(text, len, rec))
+			err = bad(&p, "bad address '%s'", p.shown);
+		break;
+	case BLOOM_KEY_NET:
+		err = parse_net(&p, rec);
+		break;
+	case BLOOM_KEY_ADDR_PORT:
+		err = parse_addr_port(&p, rec);
+		break;
+	case BLOOM_KEY_FLOW:
+		err = parse_flow(&p, rec);
+		break;
+	default:
+		err = parse_bytes(&p, rec);
+	}
+	if (err)
+		return err;
+	key = rec_key(type, rec, &klen);
+	if (bloom_key_check(type, key, klen))
+		return bad(&p, "malformed key '%s'", p.shown);
+	return 0;
+}

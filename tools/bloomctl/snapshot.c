@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Snapshot files (uapi/bloom.h): fetched from the kernel in chunks,
+ * sealed with their checksum, verified before a restore, and written
+ * atomically (a temporary file in the same directory, fsync, rename), so
+ * that a crash leaves either the old file or the new one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bloomctl.h"
+
+#define SAVE_CHUNK	(4U << 20)	/* payload bytes per ioctl */
+#define SAVE_TRIES	16		/* starts over when replaced */
+
+static struct bloom_snap_hdr *hdr_of(const struct snap_image *img)
+{
+	return (struct bloom_snap_hdr *)img->buf;
+}
+
+static int save_call(const char *name, u8 *buf, u64 offset, u64 len,
+		     struct bloom_ioc_save *s)
+{
+	memset(s, 0, sizeof(*s));
+	name_copy(s->name, name);
+	s->buf = (uintptr_t)buf;
+	s->offset = offset;
+	s->len = len;
+	return dev_ioctl(BLOOM_IOC_SAVE, s);
+}
+
+/* One pass; *replaced when the contents changed under it. */
+static int fetch_once(const char *name, struct snap_image *img,
+		      bool *replaced)
+{
+	struct bloom_ioc_save s;
+	u64 gen, total, off, n;
+	int err;
+
+	err = save_call(name, NULL, 0, 0, &s);
+	if (err)
+		return err;
+	gen = s.generation;
+	total = bloom_le64_to_cpu(s.hdr.payload_len);
+	img->len = sizeof(s.hdr) + total;
+	img->buf = xrealloc(img->buf, img->len);
+	memcpy(img->buf, &s.hdr, sizeof(s.hdr));
+	for (off = 0; off < total; off += n) {
+		n = min((u64)SAVE_CHUNK, total - off);
+		err = save_call(name, img->buf + sizeof(s.hdr) + off, off, n,
+				&s);
+		/* A halved filter is smaller: that range is then EINVAL. */
+		if (s.generation != gen && (!err || err == -EINVAL)) {
+			*replaced = true;
+			return 0;
+		}
+		if (err)
+			return err;
+		/* The latest header: its inserted count matches these bits. */
+		memcpy(img->buf, &s.hdr, sizeof(s.hdr));
+	}
+	return 0;
+}
+
+/**
+ * snap_fetch() - read filter @name into a sealed snapshot image
+ * @name: the filter
+ * @img: filled; free with snap_free()
+ *
+ * Bits are read live in chunks; if the contents are replaced (clear,
+ * swap, restore, halve) between chunks, the read starts over.
+ *
+ * Return: 0, -EAGAIN if the contents kept being replaced, or an ioctl
+ * error.
+ */
+int snap_fetch(const char *name, struct snap_image *img)
+{
+	int tries, err;
+
+	memset(img, 0, sizeof(*img));
+	for (tries = 0; tries < SAVE_TRIES; tries++) {
+		bool replaced = false;
+
+		err = fetch_once(name, img, &replaced);
+		if (err)
+			return err;
+		if (!replaced) {
+			snap_seal(img);
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+static u64 checksum_of(const struct snap_image *img)
+{
+	bloom_hash_state st;
+
+	bloom_snap_csum_begin(&st, hdr_of(img));
+	bloom_hash_update(&st, img->buf + sizeof(struct bloom_snap_hdr),
+			  img->len - sizeof(struct bloom_snap_hdr));
+	return bloom_hash_final(&st);
+}
+
+/* Fill in the checksum: xxh64 over header (checksum zero) and payload. */
+void snap_seal(struct snap_image *img)
+{
+	hdr_of(img)->checksum = bloom_cpu_to_le64(checksum_of(img));
+}
+
+/**
+ * snap_verify() - check a snapshot as the kernel will
+ * @img: the whole file
+ * @info: on success, what it holds
+ *
+ * Return: 0, or a snapshot error for bloom_snap_strerror().
+ */
+int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
+{
+	struct bloom_snap_hdr h;
+	int err;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, img->buf, min(img->len, sizeof(h)));
+	err = bloom_snap_check_hdr(&h, img->len, info);
+	if (err)
+		return err;
+	return checksum_of(img) == info->checksum ? 0 : -EBADMSG;
+}
+
+/* The whole of @path ("-": stdin) into memory; dies on error. */
+void snap_read_file(const char *path, struct snap_image *img)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	size_t cap = 1 << 16;
+	ssize_t n;
+
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	memset(img, 0, sizeof(*img));
+	img->buf = xmalloc(cap);
+	while ((n = read(fd, img->buf + img->len, cap - img->len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("%s: %s", path, strerror(errno));
+		img->len += (size_t)n;
+		if (img->len == cap) {
+			cap *= 2;
+			img->buf = xrealloc(img->buf, cap);
+		}
+	}
+	if (fd)
+		close(fd);
+}
+
+void snap_free(struct snap_image *img)
+{
+	free(img->buf);
+	memset(img, 0, sizeof(*img));
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);	/* the rename; best effort */
+		close(fd);
+	}
+}
+
+/**
+ * write_file_atomic() - replace @path with @buf, all or nothing
+ * @path: the file; "-" writes to stdout instead
+ * @buf: the contents
+ * @len: their length
+ *
+ * The file is created mode 0600: a snapshot holds the filter's seed.
+ *
+ * Return: 0 or -errno.
+ */
+int write_file_atomic(const char *path, const void *buf, size_t len)
+{
+	char *d = xstrdup(path), *b = xstrdup(path), *tmp = NULL;
+	const char *dir = dirname(d);
+	int fd, err;
+
+	if (!strcmp(path, "-")) {
+		err = write_all(STDOUT_FILENO, buf, len);
+		goto out;
+	}
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, basename(b)) < 0)
+		die("out of memory");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = write_all(fd, buf, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	else
+		sync_dir(dir);
+out:
+	free(tmp);
+	free(d);
+	free(b);
+	return err;
+}
+
+/* The default filter name for a snapshot: its basename, less extension. */
+char *snap_default_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name = xstrdup(base ? base + 1 : path);
+	char *dot = strrchr(name, '.');
+
+	if (dot && dot != name)
+		*dot = 0;
+	return name;
+}

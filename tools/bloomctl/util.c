@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Messages, memory, numbers and names: the small things every
+ * subcommand uses. Errors are one line, "bloomctl: <what>: <why>", and
+ * exit status 2.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bloomctl.h"
+
+struct bloomctl_opts opts;
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("bloomctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_ERROR);
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("bloomctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "bloomctl: %s%s", cmd ? cmd : "", cmd ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'bloomctl %s%s--help'.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	exit(EXIT_ERROR);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		die("out of memory (%zu bytes)", size);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		die("out of memory (%zu bytes)", size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die("out of memory");
+	return d;
+}
+
+/* Decimal, or hexadecimal after 0x; nothing else, no sign. */
+int parse_u64(const char *s, u64 *out)
+{
+	int base = 10;
+	u64 v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		int d;
+
+		if (isdigit((unsigned char)*s))
+			d = *s - '0';
+		else if (base == 16 && isxdigit((unsigned char)*s))
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			return -1;
+		if (check_mul_overflow(v, (u64)base, &v) ||
+		    check_add_overflow(v, (u64)d, &v))
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char *suffix;
+	u64 mult;
+} suffixes[] = {
+	{ "", 1 },
+	{ "k", 1000 }, { "K", 1000 }, { "M", 1000000 },
+	{ "G", 1000000000 }, { "T", 1000000000000ULL },
+	{ "Ki", 1ULL << 10 }, { "Mi", 1ULL << 20 }, { "Gi", 1ULL << 30 },
+	{ "Ti", 1ULL << 40 },
+};
+
+static u64 suffix_mult(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n && s[n - 1] == 'B')	/* 64MiB, 10kB: bytes */
+		n--;
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (strlen(suffixes[i].suffix) == n &&
+		    !strncmp(s, suffixes[i].suffix, n))
+			return suffixes[i].mult;
+	return 0;
+}
+
+/*
+ * A count with an optional suffix: k, M, G, T are powers of 1000, Ki,
+ * Mi, Gi, Ti powers of 1024, and a B may follow; or an exponent, as in
+ * 1e6. "1.5M" is fine as long as the result is a whole number.
+ */
+int parse_count(const char *s, u64 *out)
+{
+	unsigned __int128 whole = 0, frac = 0, scale = 1, v;
+	u64 mult;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		whole = whole * 10 + (u64)(*s - '0');
+		if (whole > U64_MAX)
+			return -1;
+	}
+	if (*s == '.') {
+		for (s++; isdigit((unsigned char)*s); s++) {
+			if (scale > U64_MAX)
+				return -1;
+			frac = frac * 10 + (u64)(*s - '0');
+			scale *= 10;
+		}
+	}
+	if (*s == 'e' && isdigit((unsigned char)s[1]) && !s[2]) {
+		mult = 1;	/* 1e6 */
+		for (int e = s[1] - '0'; e > 0; e--)
+			mult *= 10;
+	} else {
+		mult = suffix_mult(s);
+	}
+	if (!mult || (frac * mult) % scale)
+		return -1;
+	v = whole * mult + frac * mult / scale;
+	if (v > U64_MAX)
+		return -1;
+	*out = (u64)v;
+	return 0;
+}
+
+/* A rate: "0.01", "1%", "1e-3"; parts per 10^9 in (0, 5*10^8]. */
+int parse_rate(const char *s, u64 *ppb)
+{
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || !isfinite(v))
+		return -1;
+	if (!strcmp(end, "%"))
+		v /= 100;
+	else if (*end)
+		return -1;
+	if (v <= 0 || v > 0.5)
+		return -1;
+	v = v * (double)BLOOM_PPB + 0.5;
+	if (v < 1)
+		return -1;
+	*ppb = (u64)v;
+	return 0;
+}
+
+/* Why the kernel would refuse @name, or NULL when it is fine. */
+const char *name_problem(const char *name)
+{
+	const char *p;
+
+	if (!*name)
+		return "a name cannot be empty";
+	if (strlen(name) >= BLOOM_NAME_MAX)
+		return "a name has at most 31 characters";
+	for (p = name; *p; p++)
+		if (*p <= ' ' || *p > '~' || *p == '/')
+			return "a name is printable ASCII without spaces or '/'";
+	return NULL;
+}
+
+void check_name(const char *cmd, const char *name)
+{
+	const char *why = name_problem(name);
+	char shown[80];
+
+	if (!why)
+		return;
+	text_shown(shown, sizeof(shown), name, strlen(name));
+	die("%s: bad filter name '%s': %s", cmd, shown, why);
+}
+
+static const char *const layouts[] = {
+	[BLOOM_LAYOUT_BLOCKED]		= "blocked",
+	[BLOOM_LAYOUT_STANDARD]		= "standard",
+	[BLOOM_LAYOUT_PARTITIONED]	= "partitioned",
+	[BLOOM_LAYOUT_COUNTING]		= "counting",
+};
+
+static const char *const key_types[] = {
+	[BLOOM_KEY_BYTES]	= "bytes",
+	[BLOOM_KEY_ADDR]	= "addr",
+	[BLOOM_KEY_NET]		= "net",
+	[BLOOM_KEY_ADDR_PORT]	= "addr,port",
+	[BLOOM_KEY_FLOW]	= "flow",
+};
+
+int layout_parse(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(layouts); i++)
+		if (!strcmp(s, layouts[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *layout_name(unsigned int layout)
+{
+	return layout < ARRAY_SIZE(layouts) ? layouts[layout] : "unknown";
+}
+
+int key_type_parse(const char *s)
+{
+	unsigned int i;
+
+	if (!strcmp(s, "addr-port"))
+		return BLOOM_KEY_ADDR_PORT;
+	for (i = 0; i < ARRAY_SIZE(key_types); i++)
+		if (!strcmp(s, key_types[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *key_type_name(unsigned int type)
+{
+	return type < ARRAY_SIZE(key_types) ? key_types[type] : "unknown";
+}
+
+void set_format(const char *cmd, const char *fmt)
+{
+	if (!strcmp(fmt, "json"))
+		opts.format = OUT_JSON;
+	else if (!strcmp(fmt, "table") || !strcmp(fmt, "plain"))
+		opts.format = OUT_TABLE;
+	else
+		usage_error(cmd, "unknown output format '%s' (json or table)",
+			    fmt);
+}
+
+/* The option getopt_long() just refused, for the message. */
+const char *bad_option(char **argv)
+{
+	static char buf[3];
+
+	if (optopt) {
+		snprintf(buf, sizeof(buf), "-%c", optopt);
+		return buf;
+	}
+	return argv[optind - 1];
+}
+
+/*
+ * getopt_long() from the start of @argv (the subcommand's name). GNU
+ * getopt permutes: options may follow the positional arguments.
+ */
+int parse_options(int argc, char **argv, const char *shortopts,
+		  const void *longopts)
+{
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+
+	if (c == '?')
+		usage_error(argv[0], "unknown option '%s'", bad_option(argv));
+	if (c == ':')
+		usage_error(argv[0], "option '%s' needs a value",
+			    argv[optind - 1]);
+	return c;
+}
+
+/* The options every subcommand takes; anything else is a usage error. */
+void common_option(const char *cmd, int c)
+{
+	switch (c) {
+	case 'h':
+		command_help(cmd);
+		exit(EXIT_OK);
+	case 'q':
+		opts.quiet = true;
+		break;
+	case 'o':
+		set_format(cmd, optarg);
+		break;
+	default:
+		usage_error(cmd, "unexpected option");
+	}
+}
+
+/* Check the number of positional arguments; @what names them. */
+void positional(const char *cmd, int n, int min, int max, const char *what)
+{
+	if (n < min)
+		usage_error(cmd, "missing %s", what);
+	if (max >= 0 && n > max)
+		usage_error(cmd, "too many arguments (want %s)", what);
+}
