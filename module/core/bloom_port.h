@@ -142,6 +142,9 @@ typedef int64_t s64;
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define fallthrough	__attribute__((__fallthrough__))

@@ -289,8 +289,12 @@ int bloom_del_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
 }
 EXPORT_SYMBOL_GPL(bloom_del_hash);
 
-static void prefetch_key(const struct bloom_core *c,
-			 const struct bloom_bits *b, u64 h)
+/*
+ * Inlined on purpose: a prefetch has no effect the compiler can see, so
+ * an out-of-line call to this function was deleted as dead code.
+ */
+static __always_inline void prefetch_key(const struct bloom_core *c,
+					 const struct bloom_bits *b, u64 h)
 {
 	u64 step = mix64(h) | 1;
 	u32 i;
