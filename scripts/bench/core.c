@@ -52,6 +52,12 @@ static u64 hash_of(const struct bloom_core *c, u64 i)
 	return bloom_hash(c, &i, sizeof(i));
 }
 
+/* The i-th key to look up: a scattered key in [0, n), all present. */
+static u64 pick(u64 i, u64 n)
+{
+	return bloom_mulhi(i * 0x9e3779b97f4a7c15ULL, n);
+}
+
 /* ns per dependent load over @bytes of memory (a random cycle). */
 static double memory_latency(u64 bytes)
 {
@@ -126,22 +132,21 @@ static void run(u8 layout, u64 n, struct result *r, u64 *bytes)
 
 	t = now_ns();
 	for (i = 0; i < OPS; i++)
-		hits += bloom_test_hash(&c, b, hash_of(&c, i * 7919 % n));
+		hits += bloom_test_hash(&c, b, hash_of(&c, pick(i, n)));
 	r->test = (now_ns() - t) / OPS;
 
 	/* Each key depends on the previous answer: pure latency. */
 	key = 0;
 	t = now_ns();
 	for (i = 0; i < OPS; i++)
-		key = (key + bloom_test_hash(&c, b, hash_of(&c, key * 7919 % n)) +
-		       i) % n;
+		key = pick(key + bloom_test_hash(&c, b, hash_of(&c, key)) + i, n);
 	r->test_dep = (now_ns() - t) / OPS;
 	hits += key & 1;
 
 	t = now_ns();
 	for (i = 0; i < OPS; i += GROUP) {
 		for (j = 0; j < GROUP; j++)
-			h[j] = hash_of(&c, (i + j) * 7919 % n);
+			h[j] = hash_of(&c, pick(i + j, n));
 		hits += bloom_test_batch(&c, b, h, GROUP, present);
 	}
 	r->test_batch = (now_ns() - t) / OPS;
