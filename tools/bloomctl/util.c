@@ -15,16 +15,21 @@
 
 struct bloomctl_opts opts;
 
+static void vwarn(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("bloomctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("bloomctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EXIT_ERROR);
 }
 
@@ -32,12 +37,9 @@ void warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("bloomctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void usage_error(const char *cmd, const char *fmt, ...)
