@@ -5,10 +5,14 @@
  *
  *   bloom-send DST DPORT SRC[,SPORT]...     one packet from each source
  *   bloom-send DST DPORT -                  sources from stdin, one a line
+ *   bloom-send --fragment DST DPORT SRC,SPORT   a later IPv4 fragment whose
+ *                                           payload starts like UDP ports
+ *   bloom-send --truncated DST DPORT SRC    IPv4 "UDP" with 2 bytes of header
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,12 +83,57 @@ static int send_from(const char *src_text, const union addr *dst, int dlen)
 	return 0;
 }
 
+/* Odd IPv4 packets through a raw socket: a later fragment or a runt. */
+static int send_odd(const char *mode, const char *dst, unsigned int dport,
+		    const char *src)
+{
+	struct {
+		struct iphdr ip;
+		unsigned char l4[8];
+	} pkt = { .ip = { .version = 4, .ihl = 5, .ttl = 64,
+			  .protocol = IPPROTO_UDP } };
+	unsigned int sport = 0, len = sizeof(pkt);
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	char buf[64], *comma;
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%s", src);
+	comma = strrchr(buf, ',');
+	if (comma) {
+		*comma = 0;
+		sport = atoi(comma + 1);
+	}
+	if (inet_pton(AF_INET, dst, &to.sin_addr) != 1 ||
+	    inet_pton(AF_INET, buf, &pkt.ip.saddr) != 1)
+		return 2;
+	pkt.ip.daddr = to.sin_addr.s_addr;
+	pkt.l4[0] = sport >> 8;
+	pkt.l4[1] = sport;
+	pkt.l4[2] = dport >> 8;
+	pkt.l4[3] = dport;
+	if (!strcmp(mode, "--fragment"))
+		pkt.ip.frag_off = htons(8);	/* offset 64 bytes, last */
+	else
+		len = sizeof(pkt.ip) + 2;	/* cuts the ports in half */
+	pkt.ip.tot_len = htons(len);
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0 || sendto(fd, &pkt, len, 0, (void *)&to, sizeof(to)) != (int)len) {
+		perror("bloom-send");
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char line[256];
 	union addr dst;
 	int dlen, i, bad = 0;
 
+	if (argc == 5 && (!strcmp(argv[1], "--fragment") ||
+			  !strcmp(argv[1], "--truncated")))
+		return send_odd(argv[1], argv[2], atoi(argv[3]), argv[4]);
 	if (argc < 4 || (dlen = parse(argv[1], atoi(argv[2]), &dst)) < 0) {
 		fprintf(stderr, "usage: bloom-send DST DPORT SRC[,SPORT]... | -\n");
 		return 2;
