@@ -6,6 +6,7 @@
 #                     KUnit and integration tests in the QEMU guest
 #   make compat-check build the modules against Debian's 6.1 and 6.12 headers
 #   make bench        native benchmarks of the filter core
+#   make install, userspace, deb, check-stock: see install.mk
 #
 # KDIR defaults to the running kernel's build tree when there is one, and
 # otherwise to the project's own test kernel (built and cached on demand).
@@ -115,3 +116,5 @@ clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	find . -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' | xargs rm -f
+
+include install.mk
