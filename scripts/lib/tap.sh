@@ -7,8 +7,10 @@
 #   tap_done
 #
 # Results are printed as "ok - NAME" or "not ok - NAME", which is what the
-# top-level check counts; diagnostics follow a failure, indented, so that
-# they are never mistaken for results. Every helper returns 0 except
+# top-level check counts; a test that could not run here prints
+# "ok - NAME # SKIP WHY" (tap_skip) and is counted as skipped, not passed.
+# Diagnostics follow a failure, indented, so that they are never mistaken
+# for results. Every helper returns 0 except
 # tap_done, so a "set -e" script carries on past a failed test and then
 # exits non-zero from tap_done (make it the script's last command).
 #
@@ -63,4 +65,27 @@ tap_done() {
 	printf '# %d passed, %d failed, %d skipped\n' \
 		"$TAP_PASSED" "$TAP_FAILED" "$TAP_SKIPPED"
 	[ "$TAP_FAILED" -eq 0 ]
+}
+
+# kmemleak_check NAME: scan for leaks after waiting out kmemleak's minimum
+# object age (5 s: younger objects are never reported) and an RCU grace
+# period or two; NAME passes when the scan reports no unreferenced object,
+# and the report is then cleared so that the next check sees only new ones.
+# Skipped when the kernel has no kmemleak.
+kmemleak_check() {
+	local k=/sys/kernel/debug/kmemleak leaks
+	if [ ! -w "$k" ]; then
+		tap_skip "$1" "no kmemleak"
+		return 0
+	fi
+	sleep 6
+	echo scan >"$k"
+	leaks=$(grep -c '^unreferenced object' "$k")
+	if [ "$leaks" = 0 ]; then
+		tap_ok "$1"
+	else
+		tap_fail "$1" "$leaks unreferenced objects"
+		head -n 60 "$k" | tap_diag
+	fi
+	echo clear >"$k"
 }
