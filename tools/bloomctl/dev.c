@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "bloomctl.h"
 
@@ -17,12 +20,64 @@
 
 static int dev_fd = -1;
 
+/* Run modprobe bloom: its exit status, or -1 if it could not run. */
+static int modprobe_bloom(void)
+{
+	static const char *const paths[] = { "/sbin/modprobe",
+					     "/usr/sbin/modprobe" };
+	char *argv[] = { "modprobe", "bloom", NULL };
+	int status, pid;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		if (access(paths[i], X_OK))
+			continue;
+		if (posix_spawn(&pid, paths[i], NULL, NULL, argv, environ))
+			return -1;
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return -1;
+		return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	}
+	return -1;
+}
+
+/*
+ * /dev/bloom is missing: load bloom.ko as iptables loads its matches,
+ * or say exactly what is wrong and what to run.
+ */
+static void load_module(void)
+{
+	struct utsname u;
+	int status;
+
+	if (!access("/sys/module/bloom", F_OK))
+		die("%s is missing although bloom.ko is loaded (no devtmpfs "
+		    "or udev?)", BLOOM_DEVICE);
+	if (geteuid())
+		die("%s is missing: bloom.ko is not loaded; as root, run: "
+		    "modprobe bloom", BLOOM_DEVICE);
+	status = modprobe_bloom();
+	if (status) {
+		uname(&u);
+		die("%s is missing: bloom.ko is not loaded and 'modprobe "
+		    "bloom' failed (%s); install bloom-dkms, or 'make install' "
+		    "from the source, for kernel %s", BLOOM_DEVICE,
+		    status < 0 ? "cannot run modprobe" : "see above",
+		    u.release);
+	}
+}
+
 static void dev_open(void)
 {
 	struct bloom_ioc_version v;
 	int err;
 
 	dev_fd = open(BLOOM_DEVICE, O_RDWR | O_CLOEXEC);
+	if (dev_fd < 0 && errno == ENOENT) {
+		load_module();
+		dev_fd = open(BLOOM_DEVICE, O_RDWR | O_CLOEXEC);
+	}
 	if (dev_fd < 0) {
 		err = errno;
 		if (err == ENOENT || err == ENODEV || err == ENXIO)
