@@ -20,6 +20,7 @@
 #define EXIT_OK			0
 #define EXIT_ABSENT		1	/* test: some key is absent */
 #define EXIT_ERROR		2
+#define EXIT_DEGRADED		3	/* restore-all: some filters made empty */
 
 /* "1 key", "2 keys" */
 #define PLURAL(n)		((n) == 1 ? "" : "s")

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Snapshots: save and restore one filter, save-all and restore-all for a
- * directory of NAME.bloom files, and build, which makes a snapshot from a
- * list of keys offline with the filter core alone (no kernel).
+ * Snapshots: save and restore one filter, and build, which makes a
+ * snapshot from a list of keys offline with the filter core alone (no
+ * kernel). save-all and restore-all are in cmd_persist.c.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "bloomctl.h"
-
-#define SNAP_EXT	".bloom"
 
 static void saved_msg(const char *name, const char *path, size_t len)
 {
@@ -25,14 +22,12 @@ static void saved_msg(const char *name, const char *path, size_t len)
 	printf("saved %s to %s (%s)\n", name, path, size);
 }
 
-/* Fetch @name and write it to @path; false if it has vanished. */
+/* Fetch @name and write it to @path. */
 static bool save_one(const char *cmd, const char *name, const char *path)
 {
 	struct snap_image img;
 	int err = snap_fetch(name, &img);
 
-	if (err == -ENOENT && !strcmp(cmd, "save-all"))
-		return false;
 	if (err == -EAGAIN)
 		die("%s %s: its contents kept being replaced; try again", cmd,
 		    name);
@@ -164,139 +159,5 @@ int cmd_restore(int argc, char **argv)
 	restored_msg(name, path);
 	snap_free(&img);
 	free(name);
-	return EXIT_OK;
-}
-
-static char *snap_path(const char *dir, const char *name)
-{
-	char *path;
-
-	if (asprintf(&path, "%s/%s%s", dir, name, SNAP_EXT) < 0)
-		die("out of memory");
-	return path;
-}
-
-int cmd_save_all(int argc, char **argv)
-{
-	char (*names)[BLOOM_NAME_MAX];
-	int first, c, err;
-	u32 n, i, saved = 0;
-	const char *dir;
-
-	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
-				  file_opts)) != -1)
-		common_option(argv[0], c);
-	first = optind;
-	positional(argv[0], argc - first, 1, 1, "DIR");
-	dir = argv[first];
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		die("save-all: %s: %s", dir, strerror(errno));
-	err = dev_names(&names, &n);
-	if (err)
-		die_dev("save-all", err, "");
-	for (i = 0; i < n; i++) {
-		char *path = snap_path(dir, names[i]);
-
-		saved += save_one("save-all", names[i], path);
-		free(path);
-	}
-	if (!opts.quiet)
-		printf("saved %u filter%s to %s\n", saved, PLURAL(saved), dir);
-	free(names);
-	return EXIT_OK;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The NAME.bloom files of @dir, sorted; *n of them. */
-static char **snapshot_files(const char *dir, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **files = NULL;
-
-	if (!d)
-		die("restore-all: %s: %s", dir, strerror(errno));
-	*n = 0;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-
-		if (len <= strlen(SNAP_EXT) ||
-		    strcmp(e->d_name + len - strlen(SNAP_EXT), SNAP_EXT))
-			continue;
-		files = xrealloc(files, (*n + 1) * sizeof(*files));
-		files[(*n)++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(files, *n, sizeof(*files), by_name);
-	return files;
-}
-
-/* Check (@apply false) or restore one file of restore-all. */
-static void restore_all_one(const char *dir, const char *file, bool replace,
-			    bool apply)
-{
-	struct bloom_ioc_info in;
-	struct snap_image img;
-	char *path, *name = snap_default_name(file);
-	int err = 0;
-
-	if (asprintf(&path, "%s/%s", dir, file) < 0)
-		die("out of memory");
-	check_derived_name("restore-all", path, name);
-	load_snapshot("restore-all", path, &img);
-	if (!apply && !replace && !dev_info(name, &in))
-		err = -EEXIST;
-	if (apply)
-		err = restore_image(name, &img, replace);
-	if (err)
-		restore_failed("restore-all", path, name, err);
-	if (apply)
-		restored_msg(name, path);
-	snap_free(&img);
-	free(name);
-	free(path);
-}
-
-/*
- * restore-all checks every file (checksum, name, no clash without
- * --replace) before it restores any, then restores them in name order;
- * an error while restoring stops it there.
- */
-int cmd_restore_all(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "replace",	no_argument,		NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool replace = false;
-	char **files;
-	size_t n, i;
-	int c;
-
-	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
-				  longopts)) != -1) {
-		if (c == 'r')
-			replace = true;
-		else
-			common_option(argv[0], c);
-	}
-	positional(argv[0], argc - optind, 1, 1, "DIR");
-	files = snapshot_files(argv[optind], &n);
-	for (i = 0; i < n; i++)
-		restore_all_one(argv[optind], files[i], replace, false);
-	for (i = 0; i < n; i++)
-		restore_all_one(argv[optind], files[i], replace, true);
-	if (!opts.quiet)
-		printf("restored %zu filter%s from %s\n", n, PLURAL(n),
-		       argv[optind]);
-	for (i = 0; i < n; i++)
-		free(files[i]);
-	free(files);
 	return EXIT_OK;
 }

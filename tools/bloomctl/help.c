@@ -92,12 +92,21 @@ const struct command commands[] = {
 	  "      --replace      replace the contents of an existing filter of the\n"
 	  "                     same key type (rules using it see the new contents)\n" },
 	{ "save-all", cmd_save_all, "DIR",
-	  "Save every filter to DIR/NAME.bloom (DIR is created if missing).\n" },
+	  "Save every filter to DIR/NAME.bloom, with DIR/manifest listing each\n"
+	  "filter's geometry. DIR is replaced as one step: the set is written to a\n"
+	  "new directory beside it, synced, and renamed over it, so DIR holds exactly\n"
+	  "the filters that exist and an interrupted save leaves the previous set\n"
+	  "whole. DIR must hold nothing but what save-all writes. Refused when\n"
+	  "bloom.ko is not loaded (DIR is then left as it was).\n" },
 	{ "restore-all", cmd_restore_all, "DIR [--replace]",
-	  "Restore every DIR/*.bloom file as the filter named after it. Every file\n"
-	  "is verified, and without --replace checked not to clash with an existing\n"
-	  "filter, before any is restored; a restore that still fails stops there.\n\n"
-	  "      --replace      replace the contents of existing filters\n" },
+	  "Restore the filters listed in DIR/manifest, then any other DIR/*.bloom,\n"
+	  "each named after its file. Without --replace, nothing changes if any name\n"
+	  "is taken. A filter whose snapshot is missing or damaged is created empty\n"
+	  "with the geometry the manifest records, so that firewall rules naming it\n"
+	  "still load; that is logged as an error (stderr and syslog) and the exit\n"
+	  "status is 3. Exit status 2 if some filter could not be restored at all.\n\n"
+	  "      --replace      replace the contents of existing filters (a damaged\n"
+	  "                     snapshot then leaves the existing filter as it is)\n" },
 	{ "build", cmd_build, "-o FILE [GEOMETRY] [KEY...] [-f FILE]",
 	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
 	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
