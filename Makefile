@@ -44,7 +44,8 @@ sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
 tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
-	$(BUILD)/ioctl-test32 $(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
+	$(BUILD)/ioctl-test32 $(BUILD)/hardening-test \
+	$(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
@@ -62,6 +63,11 @@ $(BUILD)/ioctl-test64 $(BUILD)/ioctl-test32: $(BUILD)/ioctl-test%: \
 		tools/tests/ioctl_test.c uapi/bloom.h uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -m$* -o $@ tools/tests/ioctl_test.c
+
+$(BUILD)/hardening-test: tools/tests/hardening_test.c uapi/bloom.h \
+		uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -pthread -o $@ $< $(LDLIBS)
 
 $(BUILD)/unit-tests: $(CORE_SRC) $(CORE_HDR) $(TEST_SRC) $(TEST_HDR)
 	@mkdir -p $(BUILD)

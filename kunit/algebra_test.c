@@ -43,7 +43,9 @@ static void stats_estimate_cardinality(struct kunit *test)
 	add_keys(f, 0, 20000);
 	bloom_stats(&f->c, f->b, hist_new(test), &st);
 	EXPECT_NEAR_PCT(test, st.est_card, 20000ULL, 3);
-	KUNIT_EXPECT_EQ(test, st.inserted, 20000ULL);
+	/* Keys that were false positives when added set no bit. */
+	KUNIT_EXPECT_LE(test, st.inserted, 20000ULL);
+	KUNIT_EXPECT_GE(test, st.inserted, 20000ULL * 99 / 100);
 	KUNIT_EXPECT_EQ(test, st.mem_bytes, bloom_array_bytes(&f->c));
 	KUNIT_EXPECT_EQ(test, st.fill_ppb, st.bits_set * BLOOM_PPB / f->c.g.bits);
 	theory = bloom_theory_fpr_ppb(&f->c.g, 20000);
@@ -103,7 +105,8 @@ static void halve_keeps_every_key(struct kunit *test)
 	for (i = 0; i < 10000; i++)
 		missing += !bt_test(h, i);
 	KUNIT_EXPECT_EQ(test, missing, 0ULL);
-	KUNIT_EXPECT_EQ(test, bloom_word_read(&h->b->inserted), 10000ULL);
+	KUNIT_EXPECT_EQ(test, bloom_word_read(&h->b->inserted),
+			bloom_word_read(&f->b->inserted));
 }
 
 static void halve_rejects_odd_range(struct kunit *test)

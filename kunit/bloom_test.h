@@ -53,12 +53,15 @@ struct bt_filter {
 static inline struct bt_filter *bt_filter_new(struct kunit *test,
 					      const struct bloom_geom *g)
 {
+	struct bloom_geom geom = *g;
 	struct bt_filter *f;
 
 	KUNIT_ASSERT_EQ(test, bloom_geom_check(g), 0);
+	if (!geom.capacity)
+		geom.capacity = bloom_geom_default_capacity(g);
 	f = bt_alloc(test, sizeof(*f));
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	bloom_core_init(&f->c, g);
+	bloom_core_init(&f->c, &geom);
 	f->b = bt_alloc(test, sizeof(*f->b) + bloom_array_bytes(&f->c));
 	KUNIT_ASSERT_NOT_NULL(test, f->b);
 	return f;

@@ -96,8 +96,11 @@ static void concurrent_adds_are_never_missed(struct kunit *test)
 		if (!bt_test(r->f, i))
 			atomic_inc(&r->misses);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->misses), 0);
-	KUNIT_EXPECT_EQ(test, bloom_word_read(&r->f->b->inserted),
+	/* Keys that were false positives when added set no bit. */
+	KUNIT_EXPECT_LE(test, bloom_word_read(&r->f->b->inserted),
 			(u64)WRITERS * KEYS_PER_WRITER);
+	KUNIT_EXPECT_GE(test, bloom_word_read(&r->f->b->inserted),
+			(u64)WRITERS * KEYS_PER_WRITER * 99 / 100);
 }
 
 BT_LAYOUT_PARAMS();

@@ -3,4 +3,5 @@
 #include <linux/module.h>
 
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit suites for the bloom filter module");

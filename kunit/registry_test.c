@@ -4,6 +4,9 @@
  * module would use them (through bloom.ko's exported symbols).
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <net/net_namespace.h>
 #include "../module/registry.h"
 
@@ -102,30 +105,214 @@ static void swap_exchanges_contents(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_swap_c");
 }
 
-static void rename_keeps_holders(struct kunit *test)
+/* A rule records the name: a held filter keeps it. */
+static void rename_refuses_held_filter(struct kunit *test)
 {
 	struct bloom_filter *f;
 
 	KUNIT_ASSERT_EQ(test, make("kunit_old", BLOOM_KEY_BYTES, 0), 0);
 	KUNIT_ASSERT_EQ(test, make("kunit_taken", BLOOM_KEY_BYTES, 0), 0);
+	KUNIT_EXPECT_EQ(test, bloom_registry_rename(&init_net, "kunit_old",
+						    "kunit_taken"), -EEXIST);
+	KUNIT_EXPECT_EQ(test, bloom_registry_rename(&init_net, "kunit_old",
+						    "bad name"), -EINVAL);
 	f = bloom_get(&init_net, "kunit_old");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
 	KUNIT_EXPECT_EQ(test, bloom_registry_rename(&init_net, "kunit_old",
-						    "kunit_taken"), -EEXIST);
+						    "kunit_new"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(bloom_get(&init_net, "kunit_new")),
+			-ENOENT);
+	bloom_put(f);
 	KUNIT_EXPECT_EQ(test, bloom_registry_rename(&init_net, "kunit_old",
 						    "kunit_new"), 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(bloom_get(&init_net, "kunit_old")),
 			-ENOENT);
+	f = bloom_get(&init_net, "kunit_new");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
 	bloom_put(f);
 	KUNIT_EXPECT_EQ(test, bloom_registry_destroy(&init_net, "kunit_new"), 0);
 	bloom_registry_destroy(&init_net, "kunit_taken");
+}
+
+/* The exported create checks what it is given, as the ioctl does. */
+static void create_validates_its_input(struct kunit *test)
+{
+	struct bloom_geom zero_bits = { .hashes = 3 };
+	struct bloom_geom zero_k = { .bits = 1024 };
+	struct bloom_geom ok = { .bits = 1024, .hashes = 3 };
+	struct bloom_geom odd_block = { .bits = 1000, .hashes = 3 };
+
+	KUNIT_EXPECT_EQ(test, bloom_registry_create(&init_net, "kunit_v",
+						    &zero_bits), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bloom_registry_create(&init_net, "kunit_v",
+						    &zero_k), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bloom_registry_create(&init_net, "kunit_v",
+						    &odd_block), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bloom_registry_create(&init_net, "", &ok),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bloom_registry_create(&init_net, "a b", &ok),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(bloom_get(&init_net, "kunit_v")),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, bloom_registry_create(&init_net, "kunit_v", &ok),
+			0);
+	/* m ln 2 / k = 1024 * 0.693 / 3 */
+	KUNIT_EXPECT_EQ(test, ok.capacity, 236ULL);
+	bloom_registry_destroy(&init_net, "kunit_v");
+}
+
+static u64 inserted_of(struct bloom_filter *f)
+{
+	u64 n;
+
+	rcu_read_lock();
+	n = bloom_word_read(&rcu_dereference(f->contents)->bits.inserted);
+	rcu_read_unlock();
+	return n;
+}
+
+static void add_keys(struct bloom_filter *f, u64 from, u64 to)
+{
+	u64 i;
+
+	for (i = from; i < to; i++) {
+		__le64 key = cpu_to_le64(i);
+
+		bloom_add(f, &key, sizeof(key));
+	}
+}
+
+/* A and B hold 1000 keys each, 500 of them common. */
+static void combine_counts_the_result(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 1 << 16, .hashes = 5, .seed = 3,
+				.flags = BLOOM_F_FIXED_SEED };
+	struct bloom_geom g2 = g;
+	struct bloom_filter *a, *b;
+	u64 n;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_ia",
+						    &g), 0);
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_ib",
+						    &g2), 0);
+	a = bloom_get(&init_net, "kunit_ia");
+	b = bloom_get(&init_net, "kunit_ib");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a) || IS_ERR(b));
+	add_keys(a, 0, 1000);
+	add_keys(b, 500, 1500);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_ia",
+						     "kunit_ib", true), 0);
+	n = inserted_of(a);
+	KUNIT_EXPECT_GE(test, n, 450ULL);
+	KUNIT_EXPECT_LE(test, n, 550ULL);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_ib",
+						     "kunit_ia", false), 0);
+	n = inserted_of(b);
+	KUNIT_EXPECT_GE(test, n, 950ULL);
+	KUNIT_EXPECT_LE(test, n, 1050ULL);
+	bloom_put(a);
+	bloom_put(b);
+	bloom_registry_destroy(&init_net, "kunit_ia");
+	bloom_registry_destroy(&init_net, "kunit_ib");
+}
+
+/* Past its capacity a filter stops taking new keys from the API. */
+static void full_filter_stops_adding(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 1 << 16, .hashes = 5, .capacity = 10 };
+	struct bloom_filter *f;
+	__le64 key;
+	u64 i;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_full",
+						    &g), 0);
+	f = bloom_get(&init_net, "kunit_full");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	for (i = 0; i < 10; i++) {
+		key = cpu_to_le64(i);
+		KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, &key, sizeof(key)),
+				0);
+	}
+	key = cpu_to_le64(10);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, &key, sizeof(key)),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, bloom_add(f, &key, sizeof(key)), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, &key, sizeof(key)));
+	key = cpu_to_le64(3);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, &key, sizeof(key)), 1);
+	KUNIT_EXPECT_EQ(test, inserted_of(f), 10ULL);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_full");
+}
+
+struct adder {
+	struct bloom_filter *f;
+	atomic64_t done;		/* keys whose add returned */
+	bool stop;
+	struct completion finished;
+};
+
+static int adder_fn(void *arg)
+{
+	struct adder *a = arg;
+	u64 i;
+
+	for (i = 0; !READ_ONCE(a->stop); i++) {
+		add_keys(a->f, i, i + 1);
+		/* Pairs with the acquire below: the add happened before. */
+		atomic64_set_release(&a->done, i + 1);
+		if (!(i % 64))
+			cond_resched();
+	}
+	complete(&a->finished);
+	return 0;
+}
+
+/* Every add that returned before halve returned is in the halved filter. */
+static void halve_keeps_completed_adds(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 1 << 22, .hashes = 4,
+				.layout = BLOOM_LAYOUT_STANDARD };
+	struct adder *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	u64 done, i, missing = 0;
+	struct task_struct *t;
+	int h;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_halve",
+						    &g), 0);
+	a->f = bloom_get(&init_net, "kunit_halve");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a->f));
+	init_completion(&a->finished);
+	t = kthread_run(adder_fn, a, "bloom_adder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (h = 0; h < 4; h++) {
+		while (atomic64_read_acquire(&a->done) < (h + 1) * 500ULL)
+			msleep(1);
+		KUNIT_EXPECT_EQ(test, bloom_registry_halve(&init_net,
+							   "kunit_halve"), 0);
+	}
+	done = atomic64_read_acquire(&a->done);
+	WRITE_ONCE(a->stop, true);
+	wait_for_completion(&a->finished);
+	for (i = 0; i < done; i++) {
+		__le64 key = cpu_to_le64(i);
+
+		missing += !bloom_test(a->f, &key, sizeof(key));
+	}
+	KUNIT_EXPECT_EQ_MSG(test, missing, 0ULL,
+			    "%llu of %llu completed adds lost by halving",
+			    missing, done);
+	bloom_put(a->f);
+	bloom_registry_destroy(&init_net, "kunit_halve");
 }
 
 static void limits_refuse_creation(struct kunit *test)
 {
 	struct bloom_limits saved, l;
 
-	bloom_registry_limits(&init_net, &saved, false);
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &saved, false),
+			0);
 	l = saved;
 	l.max_filters = saved.filters + 1;
 	bloom_registry_limits(&init_net, &l, true);
@@ -169,7 +356,11 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(test_and_add_reports_seen),
 	KUNIT_CASE(clear_publishes_new_contents),
 	KUNIT_CASE(swap_exchanges_contents),
-	KUNIT_CASE(rename_keeps_holders),
+	KUNIT_CASE(rename_refuses_held_filter),
+	KUNIT_CASE(create_validates_its_input),
+	KUNIT_CASE(combine_counts_the_result),
+	KUNIT_CASE(full_filter_stops_adding),
+	KUNIT_CASE_SLOW(halve_keeps_completed_adds),
 	KUNIT_CASE(limits_refuse_creation),
 	KUNIT_CASE(net_filter_matches_inside_prefix),
 	{}

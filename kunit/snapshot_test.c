@@ -43,6 +43,11 @@ static int snap_load(struct kunit *test, const struct snap *s,
 	*out = bt_filter_new(test, &info.geom);
 	bloom_words_from_le((*out)->b->words, (const __le64 *)(s->hdr + 1),
 			    (*out)->c.nwords);
+	err = bloom_bits_check_tail(&(*out)->c, (*out)->b);
+	if (err) {
+		*out = NULL;
+		return err;
+	}
 	bloom_word_set(&(*out)->b->inserted, info.inserted);
 	return 0;
 }
@@ -79,7 +84,8 @@ static void snapshot_round_trip_is_exact(struct kunit *test)
 }
 
 enum damage { SHORT, MAGIC, VERSION, HDR_LEN, HASHES, LAYOUT, PLEN,
-	      PAYLOAD_LEN, FILE_LONG, PAYLOAD_BIT, HEADER_BIT };
+	      PAYLOAD_LEN, FILE_LONG, PAYLOAD_BIT, HEADER_BIT, RESERVED,
+	      CAPACITY };
 
 struct damage_case {
 	const char *desc;
@@ -99,6 +105,8 @@ static const struct damage_case damage_cases[] = {
 	{ "trailing bytes", FILE_LONG, -EMSGSIZE },
 	{ "flipped payload bit", PAYLOAD_BIT, -EBADMSG },
 	{ "flipped seed bit", HEADER_BIT, -EBADMSG },
+	{ "reserved field set", RESERVED, -EINVAL },
+	{ "zero capacity", CAPACITY, -EINVAL },
 };
 
 static void damage_desc(const struct damage_case *t, char *desc)
@@ -149,12 +157,48 @@ static void snapshot_rejects_damage(struct kunit *test)
 	case HEADER_BIT:
 		h->seed ^= bloom_cpu_to_le64(1ULL << 40);
 		break;
+	case RESERVED:
+		h->reserved[2] = bloom_cpu_to_le64(1);
+		break;
+	case CAPACITY:
+		h->capacity = 0;
+		break;
 	}
 	KUNIT_EXPECT_EQ(test, snap_load(test, &s, &g), t->err);
 	KUNIT_EXPECT_TRUE(test, !g);
 }
 
+/* A bit past m, which no add sets, with a checksum that verifies. */
+static void snapshot_rejects_bits_past_m(struct kunit *test)
+{
+	const u8 layouts[] = { BLOOM_LAYOUT_STANDARD, BLOOM_LAYOUT_COUNTING };
+	struct bt_filter *f, *g = NULL;
+	bloom_hash_state st;
+	struct snap s;
+	unsigned int i;
+	__le64 *last;
+
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
+		struct bloom_geom geom = { .bits = 8190, .hashes = 3,
+					   .layout = layouts[i] };
+
+		f = bt_filter_new(test, &geom);
+		bt_add(f, 1);
+		s = snap_of(test, f);
+		KUNIT_EXPECT_EQ(test, snap_load(test, &s, &g), 0);
+		last = (__le64 *)(s.hdr + 1) + f->c.nwords - 1;
+		*last |= bloom_cpu_to_le64(1ULL << 63);
+		bloom_snap_csum_begin(&st, s.hdr);
+		bloom_hash_update(&st, s.hdr + 1, bloom_array_bytes(&f->c));
+		s.hdr->checksum = bloom_cpu_to_le64(bloom_hash_final(&st));
+		g = NULL;
+		KUNIT_EXPECT_EQ(test, snap_load(test, &s, &g), -ERANGE);
+		KUNIT_EXPECT_TRUE(test, !g);
+	}
+}
+
 static struct kunit_case snapshot_cases[] = {
+	KUNIT_CASE(snapshot_rejects_bits_past_m),
 	KUNIT_CASE(snapshot_round_trip_is_exact),
 	KUNIT_CASE_PARAM(snapshot_rejects_damage, damage_gen_params),
 	{}

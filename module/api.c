@@ -103,19 +103,46 @@ bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
 }
 EXPORT_SYMBOL_GPL(bloom_test);
 
-/* Under rcu_read_lock(): add, and return 1 if it was already present. */
+/*
+ * A filter past its capacity answers with more false positives than it
+ * was sized for. The packet path cannot ask anyone, so, like a full
+ * ipset, it stops adding new keys there (tests still answer) and says so
+ * once per contents in the kernel log.
+ */
+static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c)
+{
+	/* A racy read: an add or two past capacity is harmless. */
+	if (!bloom_over_capacity(&c->core.g,
+				 bloom_word_read(&c->bits.inserted) + 1))
+		return false;
+	if (!test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
+		pr_warn_ratelimited("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
+				    rcu_dereference(f->name)->s,
+				    c->core.g.capacity);
+	return true;
+}
+
+/*
+ * Under rcu_read_lock(): add, and return 1 if it was already present,
+ * -ENOSPC if it was not and the filter is full.
+ */
 static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	int err = bloom_key_check(c->core.g.key_type, key, len);
+	u64 h;
 
 	if (err)
 		return err;
+	h = bloom_hash(&c->core, key, len);
+	if (bloom_test_hash(&c->core, &c->bits, h))
+		return 1;
+	if (at_capacity(f, c))
+		return -ENOSPC;
 	if (c->core.g.key_type == BLOOM_KEY_NET)
 		bloom_note_plen(&c->bits,
 				((const struct bloom_key_net *)key)->plen);
-	return !bloom_add_hash(&c->core, &c->bits,
-			       bloom_hash(&c->core, key, len));
+	return !bloom_add_hash(&c->core, &c->bits, h);
 }
 
 /**
@@ -124,7 +151,9 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
  * @key: a well-formed key of the filter's type
  * @len: its length
  *
- * Return: 0, or -EINVAL for a malformed key.
+ * Return: 0; -EINVAL for a malformed key; -ENOSPC when the key is new
+ * and the filter holds as many keys as it was sized for (it is not
+ * added, see bloom_geom.capacity).
  */
 int bloom_add(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -147,7 +176,8 @@ EXPORT_SYMBOL_GPL(bloom_add);
  * returns 0. Counts a hit or a miss in the filter's stats.
  *
  * Return: 1 if the key was (probably) present already, 0 if it is new,
- * -EINVAL for a malformed key.
+ * -EINVAL for a malformed key, -ENOSPC if it is new and the filter is
+ * full (not added).
  */
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -156,8 +186,8 @@ int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 	rcu_read_lock();
 	ret = add_rcu(f, key, len);
 	rcu_read_unlock();
-	if (ret >= 0)
-		count(f, ret);
+	if (ret >= 0 || ret == -ENOSPC)
+		count(f, ret == 1);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(bloom_test_and_add);

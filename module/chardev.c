@@ -50,16 +50,17 @@ static long ioc_create(struct net *net, void *arg)
 	struct bloom_ioc_create *cr = arg;
 	struct bloom_geom g = {
 		.bits = cr->bits, .hashes = cr->hashes, .seed = cr->seed,
-		.layout = cr->layout, .key_type = cr->key_type,
-		.flags = cr->flags,
+		.capacity = cr->capacity, .layout = cr->layout,
+		.key_type = cr->key_type, .flags = cr->flags,
 	};
-	bool by_rate = cr->capacity || cr->fpr_ppb;
+	bool by_rate = cr->fpr_ppb;
 	long err;
 
 	if (names_check(cr->name, NULL) || !zeroed(cr->reserved,
 						   sizeof(cr->reserved)))
 		return -EINVAL;
-	if (by_rate ? (cr->bits || cr->hashes) : !(cr->bits && cr->hashes))
+	if (by_rate ? (cr->bits || cr->hashes || !cr->capacity) :
+		      !(cr->bits && cr->hashes))
 		return -EINVAL;
 	if (cr->seed && !(cr->flags & BLOOM_F_FIXED_SEED))
 		return -EINVAL;
@@ -70,12 +71,13 @@ static long ioc_create(struct net *net, void *arg)
 		if (err)
 			return err;
 	}
-	err = bloom_geom_check(&g) ?: bloom_registry_create(net, cr->name, &g);
+	err = bloom_registry_create(net, cr->name, &g);
 	if (err)
 		return err;
 	cr->bits = g.bits;
 	cr->hashes = g.hashes;
 	cr->seed = g.seed;
+	cr->capacity = g.capacity;
 	return 0;
 }
 
@@ -162,6 +164,7 @@ static int info(struct bloom_filter *f, struct bloom_contents *c,
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
 		in->plens[i] = bloom_word_read(&c->bits.plens[i]);
 	in->users = r.users;
+	in->capacity = g->capacity;
 	return 0;
 }
 
@@ -170,6 +173,8 @@ static long ioc_info(struct net *net, void *arg)
 	struct bloom_ioc_info *in = arg;
 	char name[BLOOM_NAME_MAX];
 
+	if (in->reserved0 || !zeroed(in->reserved, sizeof(in->reserved)))
+		return -EINVAL;
 	/* Only the name is input: everything else is output, zeroed first. */
 	memcpy(name, in->name, sizeof(name));
 	memset(in, 0, sizeof(*in));
@@ -185,16 +190,14 @@ struct list_ctx {
 	u32 index;
 };
 
-static int list_one(struct bloom_filter *f, struct bloom_contents *c,
-		    struct bloom_contents *unused, void *arg)
+/* Under RCU: copies into a kernel buffer only. */
+static int list_one(const char *name, void *arg)
 {
 	struct list_ctx *x = arg;
 	u32 at = x->index++;
 
 	if (at >= x->l->offset && x->l->returned < x->l->count)
-		strscpy(x->names[x->l->returned++],
-			rcu_dereference_protected(f->name, 1)->s,
-			BLOOM_NAME_MAX);
+		strscpy(x->names[x->l->returned++], name, BLOOM_NAME_MAX);
 	x->l->total = x->index;
 	return 0;
 }
@@ -211,7 +214,7 @@ static long ioc_list(struct net *net, void *arg)
 	x.names = kcalloc(max(l->count, 1U), BLOOM_NAME_MAX, GFP_KERNEL);
 	if (!x.names)
 		return -ENOMEM;
-	bloom_registry_for_each(net, list_one, &x);
+	bloom_registry_names(net, list_one, &x);
 	if (copy_to_user(u64_to_user_ptr(l->names), x.names,
 			 (size_t)l->returned * BLOOM_NAME_MAX))
 		err = -EFAULT;
@@ -226,13 +229,16 @@ static long ioc_limits(struct net *net, void *arg)
 		.max_filters = lim->max_filters, .max_bytes = lim->max_bytes,
 	};
 	bool set = lim->flags & BLOOM_LIMITS_SET;
+	int err;
 
 	if ((lim->flags & ~BLOOM_LIMITS_SET) || lim->reserved0 ||
 	    lim->reserved || lim->filters || lim->bytes)
 		return -EINVAL;
 	if (set && !ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
-	bloom_registry_limits(net, &l, set);
+	err = bloom_registry_limits(net, &l, set);
+	if (err)
+		return err;
 	lim->max_filters = l.max_filters;
 	lim->max_bytes = l.max_bytes;
 	lim->filters = l.filters;

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/net/bloom: one line per filter of the reader's namespace. */
+/*
+ * /proc/net/bloom: one line per filter of the reader's namespace.
+ *
+ * Any user in the namespace may read it, so it takes no registry lock:
+ * the iterator holds one filter at a time (and, while printing it, its
+ * contents), and measures each filter once per line it prints.
+ */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
@@ -13,37 +19,80 @@ static const char *const key_names[] = {
 	"bytes", "addr", "net", "addr,port", "flow",
 };
 
-static int show_one(struct bloom_filter *f, struct bloom_contents *c,
-		    struct bloom_contents *unused, void *arg)
+/* Position 0 is the header; filter n is at n + 1. Holds what it returns. */
+static void *bloom_seq_start(struct seq_file *seq, loff_t *pos)
 {
-	const struct bloom_geom *g = &c->core.g;
-	struct seq_file *seq = arg;
-	struct bloom_report r;
-	int err = bloom_filter_report(f, c, &r);
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	return bloom_registry_nth(seq_file_net(seq), *pos - 1);
+}
 
-	if (err)
-		return err;
-	seq_printf(seq, "%-31s %-11s %-9s %12llu %2u %12llu %3llu.%02llu%% %10llu %12llu %5u\n",
-		   rcu_dereference_protected(f->name, 1)->s,
-		   layout_names[g->layout], key_names[g->key_type], g->bits,
-		   g->hashes, r.st.inserted, r.st.fill_ppb / 10000000,
-		   r.st.fill_ppb / 100000 % 100, r.st.est_fpr_ppb,
-		   r.st.mem_bytes, r.users);
+static void *bloom_seq_next(struct seq_file *seq, void *v, loff_t *pos)
+{
+	if (v != SEQ_START_TOKEN)
+		bloom_filter_put(v);
+	++*pos;
+	return bloom_registry_nth(seq_file_net(seq), *pos - 1);
+}
+
+static void bloom_seq_stop(struct seq_file *seq, void *v)
+{
+	if (v && v != SEQ_START_TOKEN)
+		bloom_filter_put(v);
+}
+
+static void show_filter(struct seq_file *seq, struct bloom_filter *f,
+			const char *name)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+	const struct bloom_geom *g = &c->core.g;
+	struct bloom_report r;
+
+	if (!bloom_filter_report(f, c, &r))
+		seq_printf(seq, "%-31s %-11s %-9s %12llu %2u %12llu %12llu %3llu.%02llu%% %10llu %12llu %5u %s\n",
+			   name, layout_names[g->layout],
+			   key_names[g->key_type], g->bits, g->hashes,
+			   g->capacity, r.st.inserted,
+			   r.st.fill_ppb / 10000000,
+			   r.st.fill_ppb / 100000 % 100, r.st.est_fpr_ppb,
+			   r.st.mem_bytes, r.users,
+			   bloom_over_capacity(g, r.st.inserted) ?
+			   "over" : "ok");
+	bloom_contents_put(c);
+}
+
+static int bloom_seq_show(struct seq_file *seq, void *v)
+{
+	char name[BLOOM_NAME_MAX];
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %s\n",
+			   "name", "layout", "key", "m", "k", "capacity",
+			   "inserted", "fill", "fpr_ppb", "bytes", "users",
+			   "state");
+		return 0;
+	}
+	rcu_read_lock();
+	strscpy(name, rcu_dereference(((struct bloom_filter *)v)->name)->s,
+		sizeof(name));
+	rcu_read_unlock();
+	show_filter(seq, v, name);
 	return 0;
 }
 
-static int bloom_proc_show(struct seq_file *seq, void *v)
-{
-	seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %7s %10s %12s %5s\n",
-		   "name", "layout", "key", "m", "k", "inserted", "fill",
-		   "fpr_ppb", "bytes", "users");
-	return bloom_registry_for_each(seq_file_single_net(seq), show_one, seq);
-}
+static const struct seq_operations bloom_seq_ops = {
+	.start = bloom_seq_start,
+	.next = bloom_seq_next,
+	.stop = bloom_seq_stop,
+	.show = bloom_seq_show,
+};
 
 int bloom_proc_net_init(struct net *net)
 {
-	if (!proc_create_net_single("bloom", 0444, net->proc_net,
-				    bloom_proc_show, NULL))
+	if (!IS_ENABLED(CONFIG_PROC_FS))
+		return 0;
+	if (!proc_create_net("bloom", 0444, net->proc_net, &bloom_seq_ops,
+			     sizeof(struct seq_net_private)))
 		return -ENOMEM;
 	return 0;
 }

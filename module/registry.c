@@ -47,37 +47,12 @@ int bloom_name_check(const char *name)
 	return 0;
 }
 
-static size_t contents_size(const struct bloom_contents *c)
-{
-	return struct_size(c, bits.words, c->core.nwords);
-}
-
-/* New, empty contents for a valid geometry; NULL without memory. */
-struct bloom_contents *bloom_contents_new(const struct bloom_geom *g)
-{
-	struct bloom_contents *c;
-	struct bloom_core core;
-
-	bloom_core_init(&core, g);
-	/* Charged to the caller's memory cgroup. */
-	c = kvzalloc(struct_size(c, bits.words, core.nwords),
-		     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (c)
-		c->core = core;
-	return c;
-}
-
-void bloom_contents_free(struct bloom_contents *c)
-{
-	kvfree(c);
-}
-
 static void filter_free_rcu(struct rcu_head *rcu)
 {
 	struct bloom_filter *f = container_of(rcu, struct bloom_filter, rcu);
 
 	/* A grace period has passed: no reader can still see any of these. */
-	kvfree(rcu_dereference_protected(f->contents, 1));
+	bloom_contents_put(rcu_dereference_protected(f->contents, 1));
 	kfree(rcu_dereference_protected(f->name, 1));
 	free_percpu(f->stats);
 	kfree(f);
@@ -156,23 +131,36 @@ static int charge(struct bloom_net *bn, size_t more)
 	return 0;
 }
 
+/* Registry changes wait for the lock unless the caller is killed. */
+static int lock_registry(struct bloom_net *bn)
+{
+	return mutex_lock_killable(&bn->lock);
+}
+
+/* Under bn->lock: the contents changed in place; chunked SAVEs restart. */
+static void bump_generation(struct bloom_net *bn, struct bloom_contents *c)
+{
+	WRITE_ONCE(c->generation, ++bn->generation);
+}
+
 /*
  * Under bn->lock: make @c the contents of @f. Readers see the old or the
- * new contents; the old are freed after a grace period.
+ * new contents; the old are freed after a grace period once the last
+ * holder lets go.
  */
 static int replace_contents(struct bloom_net *bn, struct bloom_filter *f,
 			    struct bloom_contents *c)
 {
 	struct bloom_contents *old = contents_locked(bn, f);
-	size_t was = contents_size(old), now = contents_size(c);
+	size_t was = bloom_contents_size(old), now = bloom_contents_size(c);
 	int err = now > was ? charge(bn, now - was) : 0;
 
 	if (err)
 		return err;
 	bn->bytes = bn->bytes - was + now;
-	c->generation = ++bn->generation;
+	bump_generation(bn, c);
 	rcu_assign_pointer(f->contents, c);
-	kvfree_rcu(old, rcu);
+	bloom_contents_put(old);
 	return 0;
 }
 
@@ -206,7 +194,7 @@ static int add_filter(struct bloom_net *bn, const char *name,
 
 	if (bn->nfilters >= bn->max_filters)
 		return -ENOSPC;
-	err = charge(bn, contents_size(c));
+	err = charge(bn, bloom_contents_size(c));
 	if (err)
 		return err;
 	f = filter_alloc(name);
@@ -214,10 +202,10 @@ static int add_filter(struct bloom_net *bn, const char *name,
 		return -ENOMEM;
 	/* Freeing a filter runs module code: hold the module until then. */
 	__module_get(THIS_MODULE);
-	c->generation = ++bn->generation;
+	bump_generation(bn, c);
 	RCU_INIT_POINTER(f->contents, c);
 	bn->nfilters++;
-	bn->bytes += contents_size(c);
+	bn->bytes += bloom_contents_size(c);
 	list_add_tail_rcu(&f->list, &bn->filters);
 	return 0;
 }
@@ -226,23 +214,39 @@ static int add_filter(struct bloom_net *bn, const char *name,
  * bloom_registry_room() - would a filter of this geometry fit the limits?
  * @net: the namespace
  * @g: a valid geometry
+ * @replacing: the filter whose contents it would replace, or NULL for a
+ *	new filter
  *
  * A hint taken before allocating, so that a request over the budget
  * fails with its own error rather than -ENOMEM; publishing checks again.
  *
- * Return: 0, -ENOSPC or -E2BIG.
+ * Return: 0, -ENOSPC, -E2BIG or -EINTR.
  */
-int bloom_registry_room(struct net *net, const struct bloom_geom *g)
+int bloom_registry_room(struct net *net, const struct bloom_geom *g,
+			const char *replacing)
 {
 	struct bloom_net *bn = bloom_net(net);
+	struct bloom_filter *f = NULL;
 	struct bloom_contents *c;
 	struct bloom_core core;
+	size_t need, was = 0;
 	int err;
 
 	bloom_core_init(&core, g);
-	mutex_lock(&bn->lock);
-	err = bn->nfilters >= bn->max_filters ? -ENOSPC :
-	      charge(bn, struct_size(c, bits.words, core.nwords));
+	need = struct_size(c, bits.words, core.nwords);
+	err = lock_registry(bn);
+	if (err)
+		return err;
+	if (replacing)
+		f = find(bn, replacing);
+	if (f)
+		was = bloom_contents_size(contents_locked(bn, f));
+	if (need > bn->max_bytes)
+		err = -E2BIG;
+	else if (!f && bn->nfilters >= bn->max_filters)
+		err = -ENOSPC;
+	else if (need > was)
+		err = charge(bn, need - was);
 	mutex_unlock(&bn->lock);
 	return err;
 }
@@ -256,7 +260,7 @@ int bloom_registry_room(struct net *net, const struct bloom_geom *g)
  *	an existing filter is -EEXIST
  *
  * Return: 0, -EEXIST, -EINVAL (key type differs), -ENOSPC, -E2BIG,
- * -ENOMEM. On error @c has been freed.
+ * -ENOMEM, -EINTR. On error @c has been freed.
  */
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace)
@@ -265,7 +269,9 @@ int bloom_registry_publish(struct net *net, const char *name,
 	struct bloom_filter *f;
 	int err;
 
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		goto out;
 	f = find(bn, name);
 	if (!f)
 		err = add_filter(bn, name, c);
@@ -276,6 +282,7 @@ int bloom_registry_publish(struct net *net, const char *name,
 	else
 		err = replace_contents(bn, f, c);
 	mutex_unlock(&bn->lock);
+out:
 	if (err)
 		bloom_contents_free(c);
 	return err;
@@ -284,17 +291,26 @@ int bloom_registry_publish(struct net *net, const char *name,
 /**
  * bloom_registry_create() - create an empty filter
  * @net: the namespace
- * @name: a valid name
- * @g: a valid geometry; its seed is made random unless fixed
+ * @name: the filter's name, checked with bloom_name_check()
+ * @g: the geometry, checked with bloom_geom_check(); its seed is made
+ *	random unless fixed, and a zero capacity becomes the default one
+ *	(bloom_geom_default_capacity())
  *
- * Return: as bloom_registry_publish().
+ * Return: -EINVAL for a bad name or geometry, else as
+ * bloom_registry_publish().
  */
 int bloom_registry_create(struct net *net, const char *name,
 			  struct bloom_geom *g)
 {
 	struct bloom_contents *c;
-	int err = bloom_registry_room(net, g);
+	int err;
 
+	err = bloom_name_check(name) ?: bloom_geom_check(g);
+	if (err)
+		return err;
+	if (!g->capacity)
+		g->capacity = bloom_geom_default_capacity(g);
+	err = bloom_registry_room(net, g, NULL);
 	if (err)
 		return err;
 	if (!(g->flags & BLOOM_F_FIXED_SEED))
@@ -306,30 +322,43 @@ int bloom_registry_create(struct net *net, const char *name,
 }
 EXPORT_SYMBOL_GPL(bloom_registry_create);
 
+/*
+ * Under bn->lock: keep new users off @f while it is changed; false when
+ * it has users. Undo with atomic_set(&f->users, 0), or not at all when
+ * the filter goes away.
+ */
+static bool fence_users(struct bloom_filter *f)
+{
+	/* users is -1 from here: bloom_get() can no longer take it. */
+	return atomic_cmpxchg(&f->users, 0, -1) == 0;
+}
+
 /**
  * bloom_registry_destroy() - remove a filter nobody uses
  * @net: the namespace
  * @name: the filter
  *
- * Return: 0, -ENOENT, or -EBUSY while a rule or in-kernel user holds it.
+ * Return: 0, -ENOENT, -EINTR, or -EBUSY while a rule or in-kernel user
+ * holds it.
  */
 int bloom_registry_destroy(struct net *net, const char *name)
 {
 	struct bloom_net *bn = bloom_net(net);
 	struct bloom_filter *f;
-	int err = 0;
+	int err;
 
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		return err;
 	f = find_locked(bn, name);
 	if (IS_ERR(f)) {
 		err = PTR_ERR(f);
-	} else if (atomic_cmpxchg(&f->users, 0, -1)) {
-		/* users is now -1: bloom_get() can no longer take it. */
+	} else if (!fence_users(f)) {
 		err = -EBUSY;
 	} else {
 		list_del_rcu(&f->list);
 		bn->nfilters--;
-		bn->bytes -= contents_size(contents_locked(bn, f));
+		bn->bytes -= bloom_contents_size(contents_locked(bn, f));
 	}
 	mutex_unlock(&bn->lock);
 	if (!err)
@@ -339,43 +368,53 @@ int bloom_registry_destroy(struct net *net, const char *name)
 EXPORT_SYMBOL_GPL(bloom_registry_destroy);
 
 /**
- * bloom_registry_rename() - give a filter a new name
+ * bloom_registry_rename() - give a filter nobody uses a new name
  * @net: the namespace
  * @name: the filter
  * @new_name: a valid name not in use
  *
- * Rules keep working: they hold the filter, not the name.
+ * A rule records the name it was given: renaming a filter under a rule
+ * would make iptables-save print a stale name that a later restore binds
+ * to whatever filter then has it. So, as ipset does for referenced sets,
+ * a filter with users cannot be renamed.
  *
- * Return: 0, -ENOENT, -EEXIST, -ENOMEM.
+ * Return: 0, -EINVAL, -ENOENT, -EEXIST, -EBUSY, -ENOMEM, -EINTR.
  */
 int bloom_registry_rename(struct net *net, const char *name,
 			  const char *new_name)
 {
 	struct bloom_net *bn = bloom_net(net);
-	struct bloom_name *n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
+	struct bloom_name *n, *old;
 	struct bloom_filter *f;
-	int err = 0;
+	int err;
 
+	if (bloom_name_check(new_name))
+		return -EINVAL;
+	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
 	if (!n)
 		return -ENOMEM;
 	strscpy(n->s, new_name, sizeof(n->s));
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		goto out;
 	f = find_locked(bn, name);
 	if (IS_ERR(f)) {
 		err = PTR_ERR(f);
 	} else if (find(bn, new_name)) {
 		err = -EEXIST;
+	} else if (!fence_users(f)) {
+		err = -EBUSY;
 	} else {
-		struct bloom_name *old;
-
 		old = rcu_dereference_protected(f->name,
 						lockdep_is_held(&bn->lock));
 		/* Readers comparing names see the old or the new one whole. */
 		rcu_assign_pointer(f->name, n);
 		kfree_rcu(old, rcu);
 		n = NULL;
+		atomic_set(&f->users, 0);
 	}
 	mutex_unlock(&bn->lock);
+out:
 	kfree(n);
 	return err;
 }
@@ -388,18 +427,22 @@ EXPORT_SYMBOL_GPL(bloom_registry_rename);
  * @b: another, of the same key type (geometry may differ)
  *
  * Rules on either filter see the other's contents from now on; each
- * filter changes atomically for its readers.
+ * filter changes atomically for its readers. An add racing with the
+ * swap lands in the contents it found, which then live under the other
+ * name: it happened before the swap.
  *
- * Return: 0, -ENOENT, -EINVAL (same filter or key types differ).
+ * Return: 0, -ENOENT, -EINVAL (same filter or key types differ), -EINTR.
  */
 int bloom_registry_swap(struct net *net, const char *a, const char *b)
 {
 	struct bloom_net *bn = bloom_net(net);
 	struct bloom_contents *ca, *cb;
 	struct bloom_filter *fa, *fb;
-	int err = 0;
+	int err;
 
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		return err;
 	fa = find_locked(bn, a);
 	fb = find_locked(bn, b);
 	if (IS_ERR(fa) || IS_ERR(fb)) {
@@ -425,7 +468,10 @@ EXPORT_SYMBOL_GPL(bloom_registry_swap);
  * @net: the namespace
  * @name: the filter
  *
- * Return: 0, -ENOENT, -ENOMEM.
+ * An add racing with the clear may land in the old contents and go with
+ * them: it is ordered before the clear.
+ *
+ * Return: 0, -ENOENT, -ENOMEM, -EINTR.
  */
 int bloom_registry_clear(struct net *net, const char *name)
 {
@@ -434,7 +480,9 @@ int bloom_registry_clear(struct net *net, const char *name)
 	struct bloom_filter *f;
 	int err;
 
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		return err;
 	f = find_locked(bn, name);
 	err = PTR_ERR_OR_ZERO(f);
 	if (!err)
@@ -443,6 +491,8 @@ int bloom_registry_clear(struct net *net, const char *name)
 		err = -ENOMEM;
 	if (!err)
 		err = replace_contents(bn, f, c);
+	if (err && c)
+		bloom_contents_free(c);
 	mutex_unlock(&bn->lock);
 	return err;
 }
@@ -453,19 +503,24 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
  * @net: the namespace
  * @name: the filter; its probe range must be a power of two
  *
- * Adds racing with the fold may be lost; nothing added before it is.
+ * Every add that completed before this returns is in the halved filter:
+ * once the new contents are published and a grace period has passed, no
+ * add can still be writing the old ones, and a second fold merges what
+ * landed there during the first.
  *
- * Return: 0, -ENOENT, -EINVAL (cannot be halved), -ENOMEM.
+ * Return: 0, -ENOENT, -EINVAL (cannot be halved), -ENOMEM, -EINTR.
  */
 int bloom_registry_halve(struct net *net, const char *name)
 {
 	struct bloom_net *bn = bloom_net(net);
-	struct bloom_contents *old, *c;
+	struct bloom_contents *old, *c = NULL;
 	struct bloom_filter *f;
 	struct bloom_geom g;
 	int err;
 
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		return err;
 	f = find_locked(bn, name);
 	err = PTR_ERR_OR_ZERO(f);
 	if (err)
@@ -480,12 +535,63 @@ int bloom_registry_halve(struct net *net, const char *name)
 		goto unlock;
 	}
 	bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
+	refcount_inc(&old->ref);	/* for the second fold */
+	refcount_inc(&c->ref);
 	err = replace_contents(bn, f, c);
+	if (err) {
+		refcount_dec(&old->ref);
+		bloom_contents_free(c);
+		c = NULL;
+	}
 unlock:
 	mutex_unlock(&bn->lock);
+	if (c) {
+		synchronize_rcu();	/* no add is still writing @old */
+		bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
+		bloom_contents_put(old);
+		bloom_contents_put(c);
+	}
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_halve);
+
+/* Set the inserted count of @cd after @cs was merged into it. */
+static void merge_count(struct bloom_contents *cd, u64 est, u64 sum)
+{
+	bloom_word_set(&cd->bits.inserted, min(est, sum));
+}
+
+/*
+ * Under bn->lock: union or intersect @cs into @cd. The inserted count
+ * becomes the estimated size of the result, measured before merging
+ * (no more than the sum, or the smaller count, of the two).
+ */
+static int combine(struct bloom_net *bn, struct bloom_contents *cd,
+		   struct bloom_contents *cs, bool intersect)
+{
+	u64 nd = bloom_word_read(&cd->bits.inserted);
+	u64 ns = bloom_word_read(&cs->bits.inserted);
+	u64 *hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
+
+	if (!hist)
+		return -ENOMEM;
+	if (intersect) {
+		u64 est = bloom_est_intersection(&cd->core, &cd->bits,
+						 &cs->bits, hist);
+
+		bloom_intersect(&cd->core, &cd->bits, &cs->bits);
+		merge_count(cd, est, min(nd, ns));
+	} else {
+		u64 est = bloom_est_union(&cd->core, &cd->bits, &cs->bits,
+					  hist);
+
+		bloom_union(&cd->core, &cd->bits, &cs->bits);
+		merge_count(cd, est, nd + ns < nd ? U64_MAX : nd + ns);
+	}
+	kfree(hist);
+	bump_generation(bn, cd);
+	return 0;
+}
 
 /**
  * bloom_registry_combine() - union or intersect @src into @dst
@@ -494,7 +600,7 @@ EXPORT_SYMBOL_GPL(bloom_registry_halve);
  * @src: the filter read; same geometry and seed as @dst
  * @intersect: intersect rather than unite
  *
- * Return: 0, -ENOENT, -EINVAL (geometry or seed differ).
+ * Return: 0, -ENOENT, -EINVAL (geometry or seed differ), -ENOMEM, -EINTR.
  */
 int bloom_registry_combine(struct net *net, const char *dst,
 			   const char *src, bool intersect)
@@ -502,22 +608,21 @@ int bloom_registry_combine(struct net *net, const char *dst,
 	struct bloom_net *bn = bloom_net(net);
 	struct bloom_contents *cd, *cs;
 	struct bloom_filter *fd, *fs;
-	int err = -ENOENT;
+	int err;
 
-	mutex_lock(&bn->lock);
+	err = lock_registry(bn);
+	if (err)
+		return err;
 	fd = find_locked(bn, dst);
 	fs = find_locked(bn, src);
+	err = -ENOENT;
 	if (IS_ERR(fd) || IS_ERR(fs))
 		goto unlock;
 	cd = contents_locked(bn, fd);
 	cs = contents_locked(bn, fs);
 	err = bloom_geom_same(&cd->core, &cs->core);
-	if (err)
-		goto unlock;
-	if (intersect)
-		bloom_intersect(&cd->core, &cd->bits, &cs->bits);
-	else
-		bloom_union(&cd->core, &cd->bits, &cs->bits);
+	if (!err)
+		err = combine(bn, cd, cs, intersect);
 unlock:
 	mutex_unlock(&bn->lock);
 	return err;
@@ -529,12 +634,16 @@ EXPORT_SYMBOL_GPL(bloom_registry_combine);
  * @net: the namespace
  * @l: in: the new maxima when @set; out: maxima and usage
  * @set: change the maxima (existing filters are kept)
+ *
+ * Return: 0 or -EINTR.
  */
-void bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set)
+int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set)
 {
 	struct bloom_net *bn = bloom_net(net);
+	int err = lock_registry(bn);
 
-	mutex_lock(&bn->lock);
+	if (err)
+		return err;
 	if (set) {
 		bn->max_filters = l->max_filters;
 		bn->max_bytes = l->max_bytes;
@@ -544,48 +653,18 @@ void bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set)
 	l->filters = bn->nfilters;
 	l->bytes = bn->bytes;
 	mutex_unlock(&bn->lock);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_limits);
 
 /**
- * bloom_filter_report() - stats of a filter, for INFO and /proc/net/bloom
- * @f: the filter
- * @c: its contents, held (see bloom_registry_read())
- * @r: filled in
- *
- * Walks the whole array: process context.
- *
- * Return: 0 or -ENOMEM.
- */
-int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
-			struct bloom_report *r)
-{
-	u64 *hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
-	int cpu;
-
-	if (!hist)
-		return -ENOMEM;
-	memset(r, 0, sizeof(*r));
-	bloom_stats(&c->core, &c->bits, hist, &r->st);
-	kfree(hist);
-	/* Per-CPU counters: a sum racing with updates is only approximate. */
-	for_each_possible_cpu(cpu) {
-		const struct bloom_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
-
-		r->hits += READ_ONCE(s->hits);
-		r->misses += READ_ONCE(s->misses);
-	}
-	r->users = max(atomic_read(&f->users), 0);
-	return 0;
-}
-
-/**
- * bloom_registry_read() - look at one or two filters with the registry held
+ * bloom_registry_read() - look at one or two filters' contents
  * @net: the namespace
  * @name: the filter
  * @other: a second filter, or NULL
- * @fn: called with both filters' contents, which cannot change pointer
- *	until it returns; it may sleep (copy to user, walk a large array)
+ * @fn: called with both filters' contents held and no lock: it may
+ *	sleep (copy to user, walk a large array) for as long as it likes
+ *	without holding up anyone else
  * @arg: passed to @fn
  *
  * Return: -ENOENT if a filter is missing, else what @fn returns.
@@ -593,43 +672,79 @@ int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 int bloom_registry_read(struct net *net, const char *name, const char *other,
 			bloom_read_fn fn, void *arg)
 {
-	struct bloom_net *bn = bloom_net(net);
+	struct bloom_contents *c, *oc = NULL;
 	struct bloom_filter *f, *g = NULL;
-	int err = -ENOENT;
+	int err;
 
-	mutex_lock(&bn->lock);
-	f = find(bn, name);
-	if (other)
-		g = find(bn, other);
-	if (f && (!other || g))
-		err = fn(f, contents_locked(bn, f),
-			 g ? contents_locked(bn, g) : NULL, arg);
-	mutex_unlock(&bn->lock);
+	f = bloom_lookup(net, name);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (other) {
+		g = bloom_lookup(net, other);
+		if (IS_ERR(g)) {
+			bloom_filter_put(f);
+			return PTR_ERR(g);
+		}
+		oc = bloom_contents_get(g);
+	}
+	c = bloom_contents_get(f);
+	err = fn(f, c, oc, arg);
+	bloom_contents_put(c);
+	if (g) {
+		bloom_contents_put(oc);
+		bloom_filter_put(g);
+	}
+	bloom_filter_put(f);
 	return err;
 }
 
 /**
- * bloom_registry_for_each() - visit every filter, in creation order
+ * bloom_registry_names() - visit every filter's name, in creation order
  * @net: the namespace
- * @fn: as for bloom_registry_read(), with @other NULL; non-zero stops
+ * @fn: called under rcu_read_lock(); must not sleep; non-zero stops
  * @arg: passed to @fn
  *
  * Return: 0, or what @fn returned to stop.
  */
-int bloom_registry_for_each(struct net *net, bloom_read_fn fn, void *arg)
+int bloom_registry_names(struct net *net, bloom_name_fn fn, void *arg)
 {
-	struct bloom_net *bn = bloom_net(net);
 	struct bloom_filter *f;
 	int err = 0;
 
-	mutex_lock(&bn->lock);
-	list_for_each_entry(f, &bn->filters, list) {
-		err = fn(f, contents_locked(bn, f), NULL, arg);
+	rcu_read_lock();
+	list_for_each_entry_rcu(f, &bloom_net(net)->filters, list) {
+		err = fn(rcu_dereference(f->name)->s, arg);
 		if (err)
 			break;
 	}
-	mutex_unlock(&bn->lock);
+	rcu_read_unlock();
 	return err;
+}
+
+/**
+ * bloom_registry_nth() - the @n-th filter in creation order, held
+ * @net: the namespace
+ * @n: its position, from 0
+ *
+ * Positions shift when filters come and go: for listings that may skip
+ * or repeat a filter changed meanwhile, never one that stayed.
+ *
+ * Return: the filter (release with bloom_filter_put()) or NULL.
+ */
+struct bloom_filter *bloom_registry_nth(struct net *net, loff_t n)
+{
+	struct bloom_filter *f, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(f, &bloom_net(net)->filters, list) {
+		if (n--)
+			continue;
+		if (refcount_inc_not_zero(&f->ref))
+			found = f;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
 }
 
 static int __net_init bloom_net_init(struct net *net)
@@ -646,26 +761,23 @@ static int __net_init bloom_net_init(struct net *net)
 /*
  * The namespace is going away. Rules of its tables may still hold
  * filters (their pernet exit can run after ours): unlist every filter
- * and drop the registry's reference; the last holder frees it.
+ * and drop the registry's reference; the last holder frees it, after a
+ * grace period, so lookups still walking the list are safe.
  */
 static void __net_exit bloom_net_exit(struct net *net)
 {
 	struct bloom_net *bn = bloom_net(net);
 	struct bloom_filter *f, *tmp;
-	LIST_HEAD(gone);
 
 	bloom_proc_net_exit(net);
 	mutex_lock(&bn->lock);
 	list_for_each_entry_safe(f, tmp, &bn->filters, list) {
 		list_del_rcu(&f->list);
-		list_add(&f->list, &gone);
+		bloom_filter_put(f);
 	}
 	bn->nfilters = 0;
 	bn->bytes = 0;
 	mutex_unlock(&bn->lock);
-	synchronize_rcu();	/* no lookup still walks the moved entries */
-	list_for_each_entry_safe(f, tmp, &gone, list)
-		bloom_filter_put(f);
 }
 
 static struct pernet_operations bloom_net_ops = {

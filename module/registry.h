@@ -6,12 +6,16 @@
  * reference is gone. The registry holds one reference while the filter
  * is listed; each operation in flight holds one; "users" (rules and
  * in-kernel holders from bloom_get()) hold one each and also count in
- * @users, which makes destroy fail with EBUSY. Destroy marks @users -1
- * so that no new user can appear after the check.
+ * @users, which makes destroy and rename fail with EBUSY. Destroy and
+ * rename set @users to -1 while they act, so that no new user can appear
+ * after the check.
  *
  * Contents (geometry and bits) hang off an RCU pointer: clear, swap,
- * restore and halve publish new contents and free the old ones after a
- * grace period, so lockless readers see one or the other, never a mix.
+ * restore and halve publish new contents and drop the old ones, which
+ * are freed after a grace period once their last reference is gone.
+ * Lockless readers (the packet path) see one or the other, never a mix;
+ * readers that sleep (INFO, SAVE, /proc/net/bloom) hold a reference to
+ * the contents instead of the registry lock.
  */
 #ifndef _BLOOM_REGISTRY_H
 #define _BLOOM_REGISTRY_H
@@ -20,15 +24,21 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include "core/bloom_core.h"
 #include "bloom.h"
 
 struct bloom_contents {
 	struct rcu_head rcu;
-	u64 generation;
+	refcount_t ref;			/* the filter's pointer and holders */
+	spinlock_t del_lock;		/* serialises deletes: see del below */
+	unsigned long flags;		/* BLOOM_C_* bits */
+	u64 generation;			/* WRITE_ONCE under bn->lock */
 	struct bloom_core core;
 	struct bloom_bits bits;		/* flexible: last */
 };
+
+#define BLOOM_C_FULL_WARNED	0	/* over-capacity warning given */
 
 struct bloom_name {
 	struct rcu_head rcu;
@@ -43,7 +53,7 @@ struct bloom_pcpu_stats {
 struct bloom_filter {
 	struct list_head list;		/* bloom_net.filters; RCU readers */
 	refcount_t ref;
-	atomic_t users;			/* -1 once destroyed */
+	atomic_t users;			/* -1 while destroyed or renamed */
 	struct bloom_name __rcu *name;
 	struct bloom_contents __rcu *contents;
 	struct bloom_pcpu_stats __percpu *stats;
@@ -54,7 +64,8 @@ struct bloom_net {
 	/*
 	 * Serialises every change to the registry: the list, names,
 	 * contents pointers and the accounting below. Lookups by name
-	 * traverse the list under RCU instead.
+	 * traverse the list under RCU instead, and nothing that waits on
+	 * userspace or walks a whole array for a reader holds it.
 	 */
 	struct mutex lock;
 	struct list_head filters;
@@ -87,18 +98,34 @@ int bloom_registry_clear(struct net *net, const char *name);
 int bloom_registry_halve(struct net *net, const char *name);
 int bloom_registry_combine(struct net *net, const char *dst,
 			   const char *src, bool intersect);
-int bloom_registry_room(struct net *net, const struct bloom_geom *g);
+int bloom_registry_room(struct net *net, const struct bloom_geom *g,
+			const char *replacing);
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace);
-void bloom_registry_limits(struct net *net, struct bloom_limits *l,
-			   bool set);
+int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set);
 
-/* Called with the registry locked: contents stay put, may sleep. */
+/*
+ * Called with both filters' contents held, without the registry lock:
+ * the contents stay allocated (they may meanwhile be replaced under the
+ * name); it may sleep.
+ */
 typedef int (*bloom_read_fn)(struct bloom_filter *f, struct bloom_contents *c,
 			     struct bloom_contents *other, void *arg);
 int bloom_registry_read(struct net *net, const char *name, const char *other,
 			bloom_read_fn fn, void *arg);
-int bloom_registry_for_each(struct net *net, bloom_read_fn fn, void *arg);
+
+/* Called under rcu_read_lock(): must not sleep. Non-zero stops. */
+typedef int (*bloom_name_fn)(const char *name, void *arg);
+int bloom_registry_names(struct net *net, bloom_name_fn fn, void *arg);
+struct bloom_filter *bloom_registry_nth(struct net *net, loff_t n);
+
+/* contents.c */
+struct bloom_contents *bloom_contents_new(const struct bloom_geom *g);
+void bloom_contents_free(struct bloom_contents *c);
+struct bloom_contents *bloom_contents_get(struct bloom_filter *f);
+void bloom_contents_put(struct bloom_contents *c);
+size_t bloom_contents_size(const struct bloom_contents *c);
+int bloom_contents_del(struct bloom_contents *c, u64 h);
 
 struct bloom_report {
 	struct bloom_stats st;
@@ -111,8 +138,5 @@ int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 
 int bloom_proc_net_init(struct net *net);
 void bloom_proc_net_exit(struct net *net);
-
-struct bloom_contents *bloom_contents_new(const struct bloom_geom *g);
-void bloom_contents_free(struct bloom_contents *c);
 
 #endif /* _BLOOM_REGISTRY_H */

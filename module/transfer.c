@@ -85,7 +85,7 @@ static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
 		break;
 	default:
 		for (i = 0; i < n && !*err; i++) {
-			*err = bloom_del_hash(&c->core, &c->bits, x->h[i]);
+			*err = bloom_contents_del(c, x->h[i]);
 			done = *err ? i : n;
 		}
 		x->b->hits += done;
@@ -203,7 +203,8 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	int err = 0;
 
 	bloom_snap_make_hdr(&c->core, &c->bits, &s->hdr);
-	s->generation = c->generation;
+	/* Changed under bn->lock; a chunked reader compares it per call. */
+	s->generation = READ_ONCE(c->generation);
 	if (s->offset > total || s->len > total - s->offset ||
 	    (s->offset | s->len) % sizeof(u64))
 		return -EINVAL;
@@ -290,8 +291,9 @@ out:
  * The snapshot is loaded into new contents and verified whole before
  * they are published; on any error nothing changes.
  *
- * Return: 0, a snapshot error of bloom_snap_check_hdr() or -EBADMSG,
- * -EEXIST, -EINVAL, -ENOSPC, -E2BIG, -ENOMEM, -EFAULT.
+ * Return: 0, a snapshot error of bloom_snap_check_hdr(), -EBADMSG (bad
+ * checksum), -ERANGE (bits set past m), -EEXIST, -EINVAL, -ENOSPC,
+ * -E2BIG, -ENOMEM, -EFAULT, -EINTR.
  */
 long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 {
@@ -312,15 +314,16 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 	err = bloom_snap_check_hdr(&hdr, r->len, &info);
 	if (err)
 		return err;
-	if (!(r->flags & BLOOM_RESTORE_REPLACE)) {
-		err = bloom_registry_room(net, &info.geom);
-		if (err)
-			return err;
-	}
+	err = bloom_registry_room(net, &info.geom,
+				  r->flags & BLOOM_RESTORE_REPLACE ?
+				  r->name : NULL);
+	if (err)
+		return err;
 	c = bloom_contents_new(&info.geom);
 	if (!c)
 		return -ENOMEM;
-	err = load_payload(c, in + sizeof(hdr), &hdr, info.checksum);
+	err = load_payload(c, in + sizeof(hdr), &hdr, info.checksum) ?:
+	      bloom_bits_check_tail(&c->core, &c->bits);
 	if (err) {
 		bloom_contents_free(c);
 		return err;

@@ -36,8 +36,18 @@ struct pkt {
 	bool fragment;		/* not the first fragment: no ports */
 };
 
+/* Ports are needed only by the addr,port and flow keys. */
+static bool wants_ports(u8 key_type)
+{
+	return key_type == BLOOM_KEY_ADDR_PORT || key_type == BLOOM_KEY_FLOW;
+}
+
+/*
+ * The match is registered for IPv4 and IPv6 only, so the network header
+ * is one of the two, already pulled and checked by the IP stack.
+ */
 static void parse(const struct sk_buff *skb, struct xt_action_param *par,
-		  struct pkt *p)
+		  u8 key_type, struct pkt *p)
 {
 	if (xt_family(par) == NFPROTO_IPV4) {
 		const struct iphdr *iph = ip_hdr(skb);
@@ -55,6 +65,8 @@ static void parse(const struct sk_buff *skb, struct xt_action_param *par,
 
 		memcpy(p->saddr, &ip6h->saddr, 16);
 		memcpy(p->daddr, &ip6h->daddr, 16);
+		if (!wants_ports(key_type))
+			return;
 		proto = ipv6_find_hdr(skb, &thoff, -1, &frag, NULL);
 		p->proto = proto < 0 ? 0 : proto;
 		p->thoff = proto < 0 ? -1 : thoff;
@@ -135,7 +147,7 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	size_t len;
 	bool hit;
 
-	parse(skb, par, &p);
+	parse(skb, par, info->key_type, &p);
 	if (info->key_type == BLOOM_KEY_NET)
 		return bloom_test_net(info->filter, info->flags & XT_BLOOM_DST ?
 				      p.daddr : p.saddr) ^ invert;
@@ -199,26 +211,44 @@ static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
 	bloom_put(info->filter);
 }
 
-static struct xt_match bloom_mt_reg __read_mostly = {
-	.name = "bloom",
-	.revision = 0,
-	.family = NFPROTO_UNSPEC,
-	.match = bloom_mt,
-	.checkentry = bloom_mt_check,
-	.destroy = bloom_mt_destroy,
-	.matchsize = sizeof(struct xt_bloom_mtinfo0),
-	.usersize = offsetof(struct xt_bloom_mtinfo0, filter),
-	.me = THIS_MODULE,
+/*
+ * IPv4 and IPv6 only: ebtables and the bridge and ARP families of
+ * nft_compat fall back to NFPROTO_UNSPEC matches, and their frames have
+ * no IP header for parse() to read.
+ */
+static struct xt_match bloom_mt_reg[] __read_mostly = {
+	{
+		.name = "bloom",
+		.revision = 0,
+		.family = NFPROTO_IPV4,
+		.match = bloom_mt,
+		.checkentry = bloom_mt_check,
+		.destroy = bloom_mt_destroy,
+		.matchsize = sizeof(struct xt_bloom_mtinfo0),
+		.usersize = offsetof(struct xt_bloom_mtinfo0, filter),
+		.me = THIS_MODULE,
+	},
+	{
+		.name = "bloom",
+		.revision = 0,
+		.family = NFPROTO_IPV6,
+		.match = bloom_mt,
+		.checkentry = bloom_mt_check,
+		.destroy = bloom_mt_destroy,
+		.matchsize = sizeof(struct xt_bloom_mtinfo0),
+		.usersize = offsetof(struct xt_bloom_mtinfo0, filter),
+		.me = THIS_MODULE,
+	},
 };
 
 static int __init bloom_mt_init(void)
 {
-	return xt_register_match(&bloom_mt_reg);
+	return xt_register_matches(bloom_mt_reg, ARRAY_SIZE(bloom_mt_reg));
 }
 
 static void __exit bloom_mt_exit(void)
 {
-	xt_unregister_match(&bloom_mt_reg);
+	xt_unregister_matches(bloom_mt_reg, ARRAY_SIZE(bloom_mt_reg));
 }
 
 module_init(bloom_mt_init);

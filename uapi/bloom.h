@@ -75,10 +75,11 @@ struct bloom_key_flow {
 /*
  * A snapshot file: this header, little-endian, then @payload_len bytes
  * of the array as little-endian 64-bit words. @checksum is xxh64 (seed 0)
- * over the header with @checksum zeroed, followed by the payload.
+ * over the header with @checksum zeroed, followed by the payload. Bits
+ * (or counters) past @bits in the last word are zero.
  */
 #define BLOOM_SNAP_MAGIC	0x464d4c42	/* "BLMF" */
-#define BLOOM_SNAP_VERSION	1
+#define BLOOM_SNAP_VERSION	2
 
 struct bloom_snap_hdr {
 	__le32	magic;
@@ -93,6 +94,8 @@ struct bloom_snap_hdr {
 	__le64	inserted;
 	__le64	payload_len;
 	__le64	plens[BLOOM_PLEN_WORDS];
+	__le64	capacity;	/* distinct keys the filter was sized for */
+	__le64	reserved[3];	/* zero */
 	__le64	checksum;
 };
 

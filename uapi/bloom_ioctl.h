@@ -19,7 +19,7 @@
 #include <linux/types.h>
 #include "bloom.h"
 
-#define BLOOM_ABI_VERSION	1
+#define BLOOM_ABI_VERSION	2
 #define BLOOM_IOC_MAGIC		0xb1
 
 /* Most keys one batch may carry; more is E2BIG. */
@@ -37,14 +37,16 @@ struct bloom_ioc_version {
 
 /*
  * BLOOM_IOC_CREATE: give @bits and @hashes, or @capacity and @fpr_ppb
- * (parts per 10^9, in (0, 5*10^8]) and leave the others zero. The seed
- * is random unless BLOOM_F_FIXED_SEED. On success @bits, @hashes and
- * @seed say what was created.
+ * (parts per 10^9, in (0, 5*10^8]) and leave the others zero. With
+ * @bits and @hashes, @capacity may be given too (else it is derived:
+ * floor(m ln 2 / k), the load at which k is optimal). The seed is
+ * random unless BLOOM_F_FIXED_SEED. On success @bits, @hashes, @seed
+ * and @capacity say what was created.
  */
 struct bloom_ioc_create {
 	char	name[BLOOM_NAME_MAX];
 	__u64	bits;			/* in/out */
-	__u64	capacity;		/* in */
+	__u64	capacity;		/* in/out */
 	__u64	fpr_ppb;		/* in */
 	__u64	seed;			/* in with BLOOM_F_FIXED_SEED; out */
 	__u32	hashes;			/* in/out */
@@ -113,14 +115,15 @@ struct bloom_ioc_info {
 	__u64	fill_ppb;
 	__u64	est_card;		/* ~0 when saturated */
 	__u64	est_fpr_ppb;
-	__u64	inserted;
+	__u64	inserted;		/* adds that set a new bit */
 	__u64	mem_bytes;
 	__u64	hits;			/* packet-path tests that matched */
 	__u64	misses;
 	__u64	plens[BLOOM_PLEN_WORDS];	/* net: prefix lengths held */
 	__u32	users;			/* rules and in-kernel holders */
 	__u32	reserved0;
-	__u64	reserved[4];
+	__u64	capacity;		/* distinct keys it was sized for */
+	__u64	reserved[3];
 };
 
 /*

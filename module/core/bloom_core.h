@@ -20,6 +20,7 @@
 struct bloom_geom {
 	u64	bits;		/* m: bits, or counters for counting */
 	u64	seed;
+	u64	capacity;	/* distinct keys it was sized for */
 	u32	hashes;		/* k */
 	u8	layout;		/* enum bloom_layout */
 	u8	key_type;	/* enum bloom_key_type */
@@ -40,7 +41,7 @@ struct bloom_core {
  * 64-byte aligned allocation).
  */
 struct bloom_bits {
-	bloom_word_t	inserted;		/* successful adds */
+	bloom_word_t	inserted;		/* adds that set a new bit */
 	bloom_word_t	plens[BLOOM_PLEN_WORDS];	/* net: lengths held */
 	bloom_word_t	words[] __aligned(BLOOM_BLOCK_BITS / 8);
 };
@@ -56,6 +57,7 @@ struct bloom_stats {
 
 /* geometry.c */
 int bloom_geom_check(const struct bloom_geom *g);
+u64 bloom_geom_default_capacity(const struct bloom_geom *g);
 int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
 		    struct bloom_geom *g);
 void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g);
@@ -75,6 +77,8 @@ bool bloom_add_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h);
 bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		     u64 h);
 int bloom_del_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h);
+int bloom_bits_check_tail(const struct bloom_core *c,
+			  const struct bloom_bits *b);
 u32 bloom_count_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		     u64 h);
 u32 bloom_add_batch(const struct bloom_core *c, struct bloom_bits *b,
@@ -109,6 +113,13 @@ struct bloom_snap_info {
 	u64	payload_len;
 	u64	checksum;
 };
+
+/* Is a filter holding @inserted keys past what it was sized for? */
+static inline bool bloom_over_capacity(const struct bloom_geom *g,
+				       u64 inserted)
+{
+	return inserted > g->capacity;
+}
 
 int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info);

@@ -215,6 +215,8 @@ EXPORT_SYMBOL_GPL(bloom_count_hash);
  *
  * Safe from any context, concurrently with every other operation.
  *
+ * Counts the key in @b->inserted when it set a new bit.
+ *
  * Return: true if the key was new: it did not test present before.
  */
 bool bloom_add_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
@@ -231,7 +233,9 @@ bool bloom_add_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
 	default:
 		new = bits_add(c, b, h);
 	}
-	bloom_word_add(&b->inserted, 1);
+	/* Only keys that set a bit count: duplicates leave the line clean. */
+	if (new)
+		bloom_word_add(&b->inserted, 1);
 	return new;
 }
 EXPORT_SYMBOL_GPL(bloom_add_hash);
@@ -260,6 +264,15 @@ bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 }
 EXPORT_SYMBOL_GPL(bloom_test_hash);
 
+/* One key fewer, never below zero (adds of duplicates were not counted). */
+static void uncount(struct bloom_bits *b)
+{
+	u64 n = bloom_word_read(&b->inserted);
+
+	while (n && !bloom_word_cmpxchg(&b->inserted, &n, n - 1))
+		;
+}
+
 /**
  * bloom_del_hash() - delete a key (counting layout)
  * @c: the filter's core
@@ -268,7 +281,10 @@ EXPORT_SYMBOL_GPL(bloom_test_hash);
  *
  * Decrements the key's counters; saturated counters stay at 15. Deleting
  * a key that was never added can remove other keys: callers delete only
- * what they added.
+ * what they added. The test and the decrements are not one atomic step:
+ * callers serialise deletes of a filter against each other (two deletes
+ * of a key added once would otherwise both pass the test and take a
+ * shared counter to zero under another key).
  *
  * Return: 0, -ENOENT if the key tests absent, -EOPNOTSUPP for layouts
  * without counters.
@@ -284,7 +300,7 @@ int bloom_del_hash(const struct bloom_core *c, struct bloom_bits *b, u64 h)
 		return -ENOENT;
 	for (i = 0; i < c->g.hashes; i++)
 		counter_step(b, probe(h, step, i, c->range), -1);
-	bloom_word_add(&b->inserted, (u64)-1);
+	uncount(b);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_del_hash);

@@ -7,6 +7,7 @@
 
 #define Q32		32
 #define LN_CUTOFF	(-(30LL << Q32))	/* e^-30: a negligible term */
+#define LN2_Q32		0xb17217f8ULL		/* ln 2, Q32 */
 
 static u64 max_units(u8 layout)
 {
@@ -39,6 +40,25 @@ int bloom_geom_check(const struct bloom_geom *g)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_geom_check);
+
+/**
+ * bloom_geom_default_capacity() - the capacity of a filter given by m and k
+ * @g: a valid geometry
+ *
+ * The load at which k probes are optimal for m units: floor(m ln 2 / k).
+ *
+ * Return: at least 1.
+ */
+u64 bloom_geom_default_capacity(const struct bloom_geom *g)
+{
+	/* m < 2^38 and ln 2 < 1 in Q32: the product fits 128 bits, the
+	 * quotient 64.
+	 */
+	u64 n = bloom_mul_div(g->bits, LN2_Q32, (u64)g->hashes << Q32);
+
+	return n ? n : 1;
+}
+EXPORT_SYMBOL_GPL(bloom_geom_default_capacity);
 
 /**
  * bloom_core_init() - derive the probing parameters of a valid geometry
@@ -234,7 +254,7 @@ static u64 smallest_bits(struct bloom_geom *g, u64 n, s64 ln_eps)
  * @fpr_ppb: target false-positive rate at @capacity, parts per 10^9,
  *	in (0, 0.5]
  * @layout: enum bloom_layout
- * @g: filled with bits, hashes and layout; other fields untouched
+ * @g: filled with bits, hashes, layout and capacity; others untouched
  *
  * Tries every k and keeps the one needing the least memory, using the
  * layout's exact rate (blocked needs a few more bits per key than
@@ -272,6 +292,7 @@ int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
 		return -E2BIG;
 	g->bits = best;
 	g->hashes = best_k;
+	g->capacity = capacity;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_geom_size);

@@ -16,8 +16,9 @@
  *
  * Return: 0; -ENODATA shorter than a header; -EPROTO bad magic;
  * -EPROTONOSUPPORT unknown version or header length; -EINVAL impossible
- * geometry; -E2BIG geometry over the cap; -EMSGSIZE payload length not
- * the geometry's or not the file's.
+ * geometry, zero capacity or non-zero reserved fields; -E2BIG geometry
+ * over the cap; -EMSGSIZE payload length not the geometry's or not the
+ * file's.
  */
 int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info)
@@ -39,7 +40,13 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.hashes = bloom_le32_to_cpu(h->hashes);
 	info->geom.bits = bloom_le64_to_cpu(h->bits);
 	info->geom.seed = bloom_le64_to_cpu(h->seed);
+	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
+	for (i = 0; i < (int)ARRAY_SIZE(h->reserved); i++)
+		if (h->reserved[i])
+			return -EINVAL;
 	err = bloom_geom_check(&info->geom);
+	if (!err && !info->geom.capacity)
+		err = -EINVAL;
 	if (err)
 		return err;
 	info->inserted = bloom_le64_to_cpu(h->inserted);
@@ -78,6 +85,7 @@ void bloom_snap_make_hdr(const struct bloom_core *c,
 	h->hashes = bloom_cpu_to_le32(c->g.hashes);
 	h->bits = bloom_cpu_to_le64(c->g.bits);
 	h->seed = bloom_cpu_to_le64(c->g.seed);
+	h->capacity = bloom_cpu_to_le64(c->g.capacity);
 	h->inserted = bloom_cpu_to_le64(bloom_word_read(&b->inserted));
 	h->payload_len = bloom_cpu_to_le64(bloom_array_bytes(c));
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
@@ -134,6 +142,31 @@ void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n)
 EXPORT_SYMBOL_GPL(bloom_words_from_le);
 
 /**
+ * bloom_bits_check_tail() - are the bits past m clear?
+ * @c: the filter's core
+ * @b: contents loaded from outside (a snapshot)
+ *
+ * The last word may hold bits (or counters) past m; no add ever sets
+ * them, and stats would count them, so loaded contents must have them
+ * clear.
+ *
+ * Return: 0, or -ERANGE.
+ */
+int bloom_bits_check_tail(const struct bloom_core *c,
+			  const struct bloom_bits *b)
+{
+	u64 per_word = c->g.layout == BLOOM_LAYOUT_COUNTING ? 16 : 64;
+	u64 used = c->g.bits % per_word;
+	u64 last;
+
+	if (!used)
+		return 0;
+	last = bloom_word_read(&b->words[c->nwords - 1]);
+	return last >> (used * (64 / per_word)) ? -ERANGE : 0;
+}
+EXPORT_SYMBOL_GPL(bloom_bits_check_tail);
+
+/**
  * bloom_snap_strerror() - what a snapshot error means
  * @err: a negative error from bloom_snap_check_hdr() or -EBADMSG
  *
@@ -156,6 +189,8 @@ const char *bloom_snap_strerror(int err)
 		return "snapshot payload size does not match its geometry";
 	case -EBADMSG:
 		return "snapshot checksum mismatch (corrupted)";
+	case -ERANGE:
+		return "snapshot sets bits past the filter's size";
 	default:
 		return "unknown snapshot error";
 	}

@@ -238,6 +238,17 @@ u64 bloom_est_intersection(const struct bloom_core *c,
 }
 EXPORT_SYMBOL_GPL(bloom_est_intersection);
 
+/* Counters of @x and @y combined nibble by nibble: the larger. */
+static u64 nibble_max(u64 x, u64 y)
+{
+	u64 out = 0;
+	int s;
+
+	for (s = 0; s < 64; s += 4)
+		out |= max((x >> s) & 15, (y >> s) & 15) << s;
+	return out;
+}
+
 /* Counters of @x and @y combined nibble by nibble: sum or minimum. */
 static u64 nibble_merge(u64 x, u64 y, bool sum)
 {
@@ -375,17 +386,30 @@ static u64 fold_counters(u64 x)
 	return out;
 }
 
+/* Counter-wise maximum of @w and @v, so that a repeated fold is a no-op. */
+static void counters_max(bloom_word_t *w, u64 v)
+{
+	u64 old = bloom_word_read(w);
+
+	while (!bloom_word_cmpxchg(w, &old, nibble_max(old, v)))
+		;
+}
+
 /**
  * bloom_halve() - fold @src into the half-size filter @dst
  * @from: the core of @src
  * @src: contents read
  * @to: the core of @dst, from bloom_halve_geom()
- * @dst: new contents, not yet visible to readers
+ * @dst: new contents, empty or folded from @src before
+ *
+ * Merges into @dst rather than overwriting it, so folding again after
+ * adds to @src (or to a published @dst) loses nothing and counts
+ * nothing twice.
  */
 void bloom_halve(const struct bloom_core *from, const struct bloom_bits *src,
 		 const struct bloom_core *to, struct bloom_bits *dst)
 {
-	u64 i;
+	u64 i, n, want;
 
 	for (i = 0; i < to->nwords; i++) {
 		u64 lo = bloom_word_read(&src->words[2 * i]);
@@ -400,11 +424,18 @@ void bloom_halve(const struct bloom_core *from, const struct bloom_bits *src,
 			w = fold_counters(lo) | fold_counters(hi) << 32;
 		else
 			w = fold_pairs(lo) | fold_pairs(hi) << 32;
-		bloom_word_set(&dst->words[i], w);
+		if (from->g.layout == BLOOM_LAYOUT_COUNTING)
+			counters_max(&dst->words[i], w);
+		else if (w)
+			bloom_word_fetch_or(&dst->words[i], w);
 		maybe_resched(i);
 	}
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-		bloom_word_set(&dst->plens[i], bloom_word_read(&src->plens[i]));
-	bloom_word_set(&dst->inserted, bloom_word_read(&src->inserted));
+		bloom_word_fetch_or(&dst->plens[i],
+				    bloom_word_read(&src->plens[i]));
+	want = bloom_word_read(&src->inserted);
+	n = bloom_word_read(&dst->inserted);
+	while (n < want && !bloom_word_cmpxchg(&dst->inserted, &n, want))
+		;
 }
 EXPORT_SYMBOL_GPL(bloom_halve);

@@ -68,12 +68,15 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 static void build_file(const char *path, const struct bloom_geom *g,
 		       const struct keylist *kl)
 {
+	struct bloom_geom geom = *g;
 	struct snap_image img;
 	struct bloom_bits *bits;
 	struct bloom_core core;
 	int err;
 
-	bloom_core_init(&core, g);
+	if (!geom.capacity)
+		geom.capacity = bloom_geom_default_capacity(&geom);
+	bloom_core_init(&core, &geom);
 	bits = xcalloc(1, sizeof(*bits) + bloom_array_bytes(&core));
 	add_all(&core, bits, kl);
 	image_of(&core, bits, &img);

@@ -225,6 +225,7 @@ const char *dev_strerror(int err, const char *name)
 	case EPROTONOSUPPORT:
 	case EMSGSIZE:
 	case EBADMSG:
+	case ERANGE:
 		return bloom_snap_strerror(err);
 	default:
 		return strerror(-err);
