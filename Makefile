@@ -15,7 +15,8 @@ BUILD    := build
 CORE_SRC := $(wildcard module/core/*.c)
 CORE_HDR := $(wildcard module/core/*.h) uapi/bloom.h
 TEST_SRC := tools/tests/kunit_shim.c kunit/geometry_test.c \
-	    kunit/filter_test.c kunit/algebra_test.c kunit/snapshot_test.c
+	    kunit/filter_test.c kunit/algebra_test.c kunit/snapshot_test.c \
+	    kunit/estimate_test.c
 TEST_HDR := tools/tests/kunit_shim.h kunit/bloom_test.h kunit/vectors.h
 BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
 BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)
@@ -71,7 +72,7 @@ $(BUILD)/hardening-test: tools/tests/hardening_test.c uapi/bloom.h \
 
 $(BUILD)/unit-tests: $(CORE_SRC) $(CORE_HDR) $(TEST_SRC) $(TEST_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(UCFLAGS) -O1 $(SANITIZE) -o $@ $(CORE_SRC) $(TEST_SRC) $(LDLIBS)
+	$(CC) $(UCFLAGS) -O1 $(SANITIZE) -o $@ $(CORE_SRC) $(TEST_SRC) $(LDLIBS) -lm
 
 $(BUILD)/snapshot-fuzz: tools/tests/snapshot_fuzz.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)

@@ -104,6 +104,8 @@ void bloom_intersect(const struct bloom_core *c, struct bloom_bits *dst,
 int bloom_halve_geom(const struct bloom_geom *in, struct bloom_geom *out);
 void bloom_halve(const struct bloom_core *from, const struct bloom_bits *src,
 		 const struct bloom_core *to, struct bloom_bits *dst);
+u64 bloom_card_est(u64 x, u64 units, u32 k);
+u64 bloom_fill_fpr_q32(u64 x, u64 units, u32 k);
 
 /* snapshot.c */
 struct bloom_snap_info {
@@ -140,5 +142,6 @@ void bloom_net_mask(u8 *addr, unsigned int plen);
 #define BLOOM_FX_ONE	(1LL << 32)
 s64 bloom_fx_ln(u64 x);
 u64 bloom_fx_exp(s64 x);
+s64 bloom_fx_ln_ratio(u64 num, u64 den);
 
 #endif /* _BLOOM_CORE_H */

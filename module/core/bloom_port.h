@@ -138,6 +138,7 @@ typedef int64_t s64;
 #define U64_MAX		UINT64_MAX
 #define U32_MAX		UINT32_MAX
 #define S64_MIN		INT64_MIN
+#define S64_MAX		INT64_MAX
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define min(a, b)	((a) < (b) ? (a) : (b))

@@ -143,6 +143,15 @@ static s64 ln_all_set(u64 t, u64 m, u32 k)
 	return (s64)k * bloom_fx_ln((1ULL << Q32) - miss);
 }
 
+/* Past ~40 bits per slot every block is full: the rate is 1. */
+#define FULL_PER_BLOCK(k)	(40 * BLOOM_BLOCK_BITS / (k))
+/*
+ * The Poisson sum below ends within 2 lambda + 46 terms: past j = 2 lambda
+ * each term is less than half the one before, and 45 halvings take a
+ * log-probability at most 0 below LN_CUTOFF (e^-30).
+ */
+#define POISSON_MAX_J		(2 * (FULL_PER_BLOCK(1) + 1) + 46)
+
 /*
  * Blocked: a block holding j keys answers a probe of k bits with
  * probability (1 - (1 - 1/512)^(jk))^k; the number of keys in a block is
@@ -150,15 +159,20 @@ static s64 ln_all_set(u64 t, u64 m, u32 k)
  */
 static u64 blocked_fpr(u64 blocks, u32 k, u64 n, s64 ln_scale)
 {
-	s64 lambda = (s64)bloom_mul_div(n, 1ULL << Q32, blocks);
-	s64 ln_lambda = bloom_fx_ln((u64)lambda);
-	s64 lp = -lambda;	/* ln Poisson(j) */
+	s64 lambda, ln_lambda, lp;
 	u64 sum = 0, j;
 
-	/* Past ~40 bits per slot every block is full: the rate is 1. */
-	if (n / blocks > 40 * BLOOM_BLOCK_BITS / k)
+	if (n / blocks > FULL_PER_BLOCK(k))
 		return bloom_fx_exp(-ln_scale);
-	for (j = 1; ; j++) {
+	/*
+	 * n < (FULL_PER_BLOCK(1) + 1) blocks, so lambda < 20481 * 2^32 fits;
+	 * it is at least 2^32 / blocks, not 0, for the 2^28 blocks or fewer
+	 * of a valid geometry.
+	 */
+	lambda = (s64)bloom_mul_div(n, 1ULL << Q32, blocks);
+	ln_lambda = bloom_fx_ln((u64)lambda);
+	lp = -lambda;	/* ln Poisson(j) */
+	for (j = 1; j <= POISSON_MAX_J; j++) {
 		lp += ln_lambda - bloom_fx_ln(j << Q32);
 		if (lp > LN_CUTOFF) {
 			s64 l = lp + ln_all_set(j * k, BLOOM_BLOCK_BITS, k);
@@ -168,26 +182,40 @@ static u64 blocked_fpr(u64 blocks, u32 k, u64 n, s64 ln_scale)
 				return U64_MAX;
 			sum += term;
 		} else if ((s64)(j << Q32) > lambda) {
-			return sum;
+			break;
 		}
 	}
+	return sum;
 }
 
+/*
+ * The rate scaled by e^-ln_scale. A geometry without a whole block, slice
+ * or bit is full; so is one where every unit holds 64 keys or more, as
+ * ln_miss() would find, and one where k n does not fit 64 bits (an upper
+ * bound, reached only far past BLOOM_MAX_BITS).
+ */
 static u64 fpr_scaled(const struct bloom_geom *g, u64 n, s64 ln_scale)
 {
-	u64 m = g->bits;
+	u64 m = g->bits, t;
 	u32 k = g->hashes;
 
 	if (!n)
 		return 0;
 	switch (g->layout) {
 	case BLOOM_LAYOUT_BLOCKED:
+		if (!k || m < BLOOM_BLOCK_BITS)
+			break;
 		return blocked_fpr(m / BLOOM_BLOCK_BITS, k, n, ln_scale);
 	case BLOOM_LAYOUT_PARTITIONED:
+		if (!k || m < k || n / (m / k) >= 64)
+			break;
 		return bloom_fx_exp(ln_all_set(n, m / k, k) - ln_scale);
 	default:
-		return bloom_fx_exp(ln_all_set((u64)k * n, m, k) - ln_scale);
+		if (!k || !m || n / m >= 64 || check_mul_overflow((u64)k, n, &t))
+			break;
+		return bloom_fx_exp(ln_all_set(t, m, k) - ln_scale);
 	}
+	return bloom_fx_exp(-ln_scale);
 }
 
 /**

@@ -43,37 +43,99 @@ static inline void maybe_resched(u64 i)
 }
 
 #define CARD_SHIFT	16	/* estimates are summed in Q48.16 */
+#define LN_SHIFT	56	/* bloom_fx_ln_ratio() */
 
-/* -(units / k) ln(1 - x / units) in Q48.16, or U64_MAX when x == units. */
+/*
+ * a * b / c, U64_MAX when the quotient does not fit 64 bits (where the
+ * kernel's mul_u64_u64_div_u64() would raise a divide error on x86).
+ */
+static u64 mul_div_sat(u64 a, u64 b, u64 c)
+{
+	return bloom_mulhi(a, b) >= c ? U64_MAX : bloom_mul_div(a, b, c);
+}
+
+/*
+ * -(units / k) ln(1 - x / units) in Q48.16, or U64_MAX when x == units.
+ * ln(units / (units - x)) comes from the integers: for x = 1 in 2^37 it
+ * is 2^-37, far below what a Q32 ratio could hold. It is at most
+ * ln units, so the result fits while units ln units < 2^48, far past
+ * BLOOM_MAX_BITS (2^37 ln 2^37 < 2^42); beyond, it saturates.
+ */
 static u64 card_of(u64 x, u64 units, u32 k)
 {
-	s64 l;
+	u64 l, q;
 
-	if (x >= units)
-		return U64_MAX;
 	if (!x)
 		return 0;
-	l = bloom_fx_ln(bloom_mul_div(units - x, 1ULL << Q32, units));
-	return bloom_mul_div((u64)-l, units, (u64)k << (Q32 - CARD_SHIFT));
+	if (x >= units || !k)
+		return U64_MAX;
+	l = (u64)bloom_fx_ln_ratio(units, units - x);
+	q = mul_div_sat(l, units, 1ULL << (LN_SHIFT - CARD_SHIFT));
+	return q == U64_MAX ? U64_MAX : q / k;
 }
 
 /* A Q48.16 sum rounded to a count; U64_MAX stays. */
 static u64 card_round(u64 q16)
 {
-	return q16 == U64_MAX ? U64_MAX :
+	return q16 >= U64_MAX - (1ULL << CARD_SHIFT) ? U64_MAX :
 	       (q16 + (1ULL << (CARD_SHIFT - 1))) >> CARD_SHIFT;
 }
 
-/* (x / units)^k, Q32. */
+/*
+ * (x / units)^k, Q32: e^(-k ln(units / x)), the logarithm again from the
+ * integers. Past k ln(units / x) = 64 the rate is 0 (below 2^-92), which
+ * also keeps k times the Q56 logarithm inside 2^62.
+ */
 static u64 all_set_q32(u64 x, u64 units, u32 k)
 {
+	u64 l;
+
+	if (!k || x >= units)
+		return 1ULL << Q32;
 	if (!x)
 		return 0;
-	if (x >= units)
-		return 1ULL << Q32;
-	return bloom_fx_exp((s64)k * bloom_fx_ln(bloom_mul_div(x, 1ULL << Q32,
-							       units)));
+	l = (u64)bloom_fx_ln_ratio(units, x);
+	if (l >= (64ULL << LN_SHIFT) / k)
+		return 0;
+	l *= k;
+	return bloom_fx_exp(-(s64)((l + (1ULL << (LN_SHIFT - Q32 - 1))) >>
+				   (LN_SHIFT - Q32)));
 }
+
+/**
+ * bloom_card_est() - estimated keys in one unit of a filter
+ * @x: bits set (or counters non-zero) in the unit
+ * @units: bits in the unit: the array, a slice of a partitioned filter or
+ *	a block of a blocked one
+ * @k: probes per key into the unit (1 for a slice)
+ *
+ * The estimate -(units / k) ln(1 - x / units) that bloom_stats() sums
+ * over a filter's units; exact to the rounding for every @x and @units,
+ * including one bit set in 2^37.
+ *
+ * Return: the estimate rounded to a count; 0 when @x is 0, U64_MAX when
+ * the unit is full (@x >= @units) or @k is 0.
+ */
+u64 bloom_card_est(u64 x, u64 units, u32 k)
+{
+	return card_round(card_of(x, units, k));
+}
+EXPORT_SYMBOL_GPL(bloom_card_est);
+
+/**
+ * bloom_fill_fpr_q32() - false-positive rate of one unit of a filter
+ * @x: bits set (or counters non-zero) in the unit
+ * @units: bits in the unit (see bloom_card_est())
+ * @k: probes per key into the unit
+ *
+ * Return: (@x / @units)^@k in Q32.32: 0 when @x is 0, 1.0 when the unit
+ * is full or @k is 0.
+ */
+u64 bloom_fill_fpr_q32(u64 x, u64 units, u32 k)
+{
+	return all_set_q32(x, units, k);
+}
+EXPORT_SYMBOL_GPL(bloom_fill_fpr_q32);
 
 struct fill {
 	u64 bits_set;
