@@ -134,14 +134,15 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
 
 	if (err)
 		return err;
+	/* Even a key that tests present must be probed at its length. */
+	if (c->core.g.key_type == BLOOM_KEY_NET)
+		bloom_note_plen(&c->bits,
+				((const struct bloom_key_net *)key)->plen);
 	h = bloom_hash(&c->core, key, len);
 	if (bloom_test_hash(&c->core, &c->bits, h))
 		return 1;
 	if (at_capacity(f, c))
 		return -ENOSPC;
-	if (c->core.g.key_type == BLOOM_KEY_NET)
-		bloom_note_plen(&c->bits,
-				((const struct bloom_key_net *)key)->plen);
 	return !bloom_add_hash(&c->core, &c->bits, h);
 }
 
