@@ -121,6 +121,65 @@ static void filter_batch_agrees_with_single(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 0U);
 }
 
+/* The bulk-load path sets the same bits and counts the same new keys. */
+static void filter_load_batch_agrees_with_add(struct kunit *test)
+{
+	u8 layout = *(u8 *)test->param_value;
+	struct bt_filter *f = sized_filter(test, layout, 2000, 10000000);
+	struct bt_filter *one = sized_filter(test, layout, 2000, 10000000);
+	u64 *h = bt_alloc(test, 3000 * sizeof(u64));
+	u32 i, new = 0;
+	u64 w;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < 3000; i++)	/* the last 1000 are repeats */
+		h[i] = bt_hash(f, i % 2000);
+	for (i = 0; i < 3000; i++)
+		new += bt_add(one, i % 2000);
+	KUNIT_EXPECT_EQ(test, bloom_load_batch(&f->c, f->b, h, 3000), new);
+	for (w = 0; w < f->c.nwords; w++)
+		KUNIT_EXPECT_EQ_MSG(test, bloom_word_read(&f->b->words[w]),
+				    bloom_word_read(&one->b->words[w]),
+				    "word %llu", (unsigned long long)w);
+}
+
+/*
+ * A key tests present only with every one of its bits set: clearing any
+ * single one of a vector's bits makes it absent again.
+ */
+static void filter_test_needs_every_bit(struct kunit *test)
+{
+	const struct bloom_vector *v;
+	int i;
+
+	for (v = bloom_vectors; v < bloom_vectors + ARRAY_SIZE(bloom_vectors);
+	     v++) {
+		struct bloom_geom g = { .bits = v->bits, .hashes = v->hashes,
+					.layout = v->layout, .seed = v->seed };
+		struct bt_filter *f;
+		u64 h;
+
+		if (v->layout == BLOOM_LAYOUT_COUNTING)
+			continue;
+		f = bt_filter_new(test, &g);
+		h = bloom_hash(&f->c, v->key, v->key_len);
+		bloom_add_hash(&f->c, f->b, h);
+		KUNIT_EXPECT_TRUE(test, bloom_test_hash(&f->c, f->b, h));
+		for (i = 0; i < v->npos; i++) {
+			bloom_word_t *w = &f->b->words[v->pos[i] / 64];
+			u64 bit = 1ULL << (v->pos[i] % 64);
+
+			bloom_word_and(w, ~bit);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    bloom_test_hash(&f->c, f->b, h),
+					    false, "vector %d without bit %llu",
+					    (int)(v - bloom_vectors),
+					    (unsigned long long)v->pos[i]);
+			bloom_word_fetch_or(w, bit);
+		}
+	}
+}
+
 static void filter_clear_forgets_everything(struct kunit *test)
 {
 	struct bt_filter *f = sized_filter(test, *(u8 *)test->param_value,
@@ -263,6 +322,8 @@ static struct kunit_case filter_cases[] = {
 	KUNIT_CASE_PARAM(filter_fpr_matches_theory, fpr_gen_params),
 	KUNIT_CASE_PARAM(filter_add_reports_new_once, layout_gen_params),
 	KUNIT_CASE_PARAM(filter_batch_agrees_with_single, layout_gen_params),
+	KUNIT_CASE_PARAM(filter_load_batch_agrees_with_add, layout_gen_params),
+	KUNIT_CASE(filter_test_needs_every_bit),
 	KUNIT_CASE_PARAM(filter_clear_forgets_everything, layout_gen_params),
 	KUNIT_CASE(filter_fixed_seed_sets_known_bits),
 	KUNIT_CASE(filter_seed_changes_positions),

@@ -85,6 +85,8 @@ u32 bloom_add_batch(const struct bloom_core *c, struct bloom_bits *b,
 		    const u64 *h, u32 n);
 u32 bloom_test_batch(const struct bloom_core *c, const struct bloom_bits *b,
 		     const u64 *h, u32 n, u64 *present);
+u32 bloom_load_batch(const struct bloom_core *c, struct bloom_bits *b,
+		     const u64 *h, u32 n);
 void bloom_bits_clear(const struct bloom_core *c, struct bloom_bits *b);
 void bloom_note_plen(struct bloom_bits *b, unsigned int plen);
 

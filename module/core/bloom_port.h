@@ -45,6 +45,12 @@ static inline u64 bloom_word_fetch_or(bloom_word_t *w, u64 mask)
 	return (u64)atomic64_fetch_or((s64)mask, w);
 }
 
+/* OR without fetching the old value: one locked instruction on x86. */
+static inline void bloom_word_or(bloom_word_t *w, u64 mask)
+{
+	atomic64_or((s64)mask, w);
+}
+
 static inline void bloom_word_and(bloom_word_t *w, u64 mask)
 {
 	atomic64_and((s64)mask, w);
@@ -172,6 +178,11 @@ static inline void bloom_word_set(bloom_word_t *w, u64 v)
 static inline u64 bloom_word_fetch_or(bloom_word_t *w, u64 mask)
 {
 	return __atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST);
+}
+
+static inline void bloom_word_or(bloom_word_t *w, u64 mask)
+{
+	__atomic_fetch_or(w, mask, __ATOMIC_SEQ_CST);
 }
 
 static inline void bloom_word_and(bloom_word_t *w, u64 mask)

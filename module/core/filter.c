@@ -13,7 +13,7 @@
 #include "bloom_core.h"
 
 #define GOLDEN		0x9e3779b97f4a7c15ULL
-#define BATCH_GROUP	16	/* keys whose misses are overlapped */
+#define BATCH_AHEAD	16	/* keys whose misses are overlapped */
 #define NIBBLES		0x1111111111111111ULL
 
 /* A 64-bit finaliser with full avalanche (MurmurHash3's fmix64). */
@@ -60,6 +60,7 @@ static inline u32 block_bit(u64 h, u32 i, u64 *s)
 	return bit;
 }
 
+/* The block's probe mask: word i of the block needs the bits mask[i]. */
 static inline void block_masks(u32 k, u64 h, u64 mask[8])
 {
 	u64 s = 0;
@@ -72,46 +73,59 @@ static inline void block_masks(u32 k, u64 h, u64 mask[8])
 	}
 }
 
+/*
+ * One pass over the block: each word that lacks some of its bits gets
+ * one atomic OR of all of them (a plain locked OR: the word was just
+ * read, so the old value need not be fetched); a word already holding
+ * them is only read, so adding a present key dirties no cache line.
+ * "New" means some bit was clear when read; two racing adds of one key
+ * may both see that, as they may with any multi-word key.
+ */
+static bool blocked_add(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h)
+{
+	bloom_word_t *w = &b->words[block_index(c, h)];
+	u64 mask[8], missing, any = 0;
+	int i;
+
+	block_masks(c->g.hashes, h, mask);
+	for (i = 0; i < 8; i++) {
+		missing = mask[i] & ~bloom_word_read(&w[i]);
+		if (missing)
+			bloom_word_or(&w[i], missing);
+		any |= missing;
+	}
+	return any;
+}
+
+/*
+ * No branch on the data: the k probes are all loaded (one cache line)
+ * and ANDed together, so a key that is absent costs what a present one
+ * costs instead of a mispredicted early exit half the time, and the
+ * loads issue in parallel. Each word is one READ_ONCE load: a racing add
+ * is seen entirely or not at all in that word; an add that had returned
+ * before this test began is seen in every word.
+ */
+static bool blocked_test(const struct bloom_core *c,
+			 const struct bloom_bits *b, u64 h)
+{
+	const bloom_word_t *w = &b->words[block_index(c, h)];
+	u64 s = 0, all = 1;
+	u32 i, bit;
+
+	for (i = 0; i < c->g.hashes; i++) {
+		bit = block_bit(h, i, &s);
+		all &= bloom_word_read(&w[bit / 64]) >> (bit % 64);
+	}
+	return all & 1;
+}
+
 /* Bit position of probe @i for the standard and partitioned layouts. */
 static inline u64 bit_pos(const struct bloom_core *c, u64 h, u64 b, u32 i)
 {
 	if (c->g.layout == BLOOM_LAYOUT_PARTITIONED)
 		return i * c->range + probe(h, b, i, c->range);
 	return probe(h, b, i, c->range);
-}
-
-static bool blocked_add(const struct bloom_core *c, struct bloom_bits *b,
-			u64 h)
-{
-	bloom_word_t *w = &b->words[block_index(c, h)];
-	bool new = false;
-	u64 mask[8];
-	int i;
-
-	block_masks(c->g.hashes, h, mask);
-	for (i = 0; i < 8; i++) {
-		/* Read first: a word already holding the bits is not dirtied. */
-		if (mask[i] && (bloom_word_read(&w[i]) & mask[i]) != mask[i])
-			new |= (bloom_word_fetch_or(&w[i], mask[i]) & mask[i]) !=
-				mask[i];
-	}
-	return new;
-}
-
-/* Probes one bit at a time: a key never added usually fails at once. */
-static bool blocked_test(const struct bloom_core *c,
-			 const struct bloom_bits *b, u64 h)
-{
-	const bloom_word_t *w = &b->words[block_index(c, h)];
-	u64 s = 0;
-	u32 i, bit;
-
-	for (i = 0; i < c->g.hashes; i++) {
-		bit = block_bit(h, i, &s);
-		if (!(bloom_word_read(&w[bit / 64]) & (1ULL << (bit % 64))))
-			return false;
-	}
-	return true;
 }
 
 static bool bits_add(const struct bloom_core *c, struct bloom_bits *b, u64 h)
@@ -329,6 +343,29 @@ static __always_inline void prefetch_key(const struct bloom_core *c,
 	}
 }
 
+/*
+ * Batches prefetch BATCH_AHEAD keys ahead of the one they work on, so
+ * that about that many cache misses are always in flight, with no stall
+ * at group boundaries.
+ */
+static __always_inline void prefetch_ahead(const struct bloom_core *c,
+					   const struct bloom_bits *b,
+					   const u64 *h, u32 i, u32 n)
+{
+	if (i + BATCH_AHEAD < n)
+		prefetch_key(c, b, h[i + BATCH_AHEAD]);
+}
+
+static __always_inline void prefetch_first(const struct bloom_core *c,
+					   const struct bloom_bits *b,
+					   const u64 *h, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < min(n, BATCH_AHEAD); i++)
+		prefetch_key(c, b, h[i]);
+}
+
 /**
  * bloom_add_batch() - add many keys, overlapping their cache misses
  * @c: the filter's core
@@ -341,14 +378,12 @@ static __always_inline void prefetch_key(const struct bloom_core *c,
 u32 bloom_add_batch(const struct bloom_core *c, struct bloom_bits *b,
 		    const u64 *h, u32 n)
 {
-	u32 i, j, end, new = 0;
+	u32 i, new = 0;
 
-	for (i = 0; i < n; i = end) {
-		end = min(n, i + BATCH_GROUP);
-		for (j = i; j < end; j++)
-			prefetch_key(c, b, h[j]);
-		for (j = i; j < end; j++)
-			new += bloom_add_hash(c, b, h[j]);
+	prefetch_first(c, b, h, n);
+	for (i = 0; i < n; i++) {
+		prefetch_ahead(c, b, h, i, n);
+		new += bloom_add_hash(c, b, h[i]);
 	}
 	return new;
 }
@@ -367,23 +402,103 @@ EXPORT_SYMBOL_GPL(bloom_add_batch);
 u32 bloom_test_batch(const struct bloom_core *c, const struct bloom_bits *b,
 		     const u64 *h, u32 n, u64 *present)
 {
-	u32 i, j, end, hits = 0;
+	u32 i, hits = 0;
+	u64 hit;
 
 	memset(present, 0, DIV_ROUND_UP(n, 64) * sizeof(u64));
-	for (i = 0; i < n; i = end) {
-		end = min(n, i + BATCH_GROUP);
-		for (j = i; j < end; j++)
-			prefetch_key(c, b, h[j]);
-		for (j = i; j < end; j++) {
-			if (bloom_test_hash(c, b, h[j])) {
-				present[j / 64] |= 1ULL << (j % 64);
-				hits++;
-			}
-		}
+	prefetch_first(c, b, h, n);
+	for (i = 0; i < n; i++) {
+		prefetch_ahead(c, b, h, i, n);
+		if (c->g.layout == BLOOM_LAYOUT_BLOCKED)
+			hit = blocked_test(c, b, h[i]);
+		else
+			hit = bloom_test_hash(c, b, h[i]);
+		present[i / 64] |= hit << (i % 64);
+		hits += hit;
 	}
 	return hits;
 }
 EXPORT_SYMBOL_GPL(bloom_test_batch);
+
+/*
+ * Loading contents nobody else can see: plain loads and stores instead
+ * of atomic RMW, which would lock the bus for each word.
+ */
+static u64 private_or(bloom_word_t *w, u64 mask)
+{
+	u64 old = bloom_word_read(w);
+
+	bloom_word_set(w, old | mask);
+	return ~old & mask;
+}
+
+static bool private_add(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h)
+{
+	u64 step = mix64(h) | 1, mask[8], missing = 0;
+	bloom_word_t *w;
+	u32 i, v;
+
+	switch (c->g.layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		w = &b->words[block_index(c, h)];
+		block_masks(c->g.hashes, h, mask);
+		for (i = 0; i < 8; i++)
+			missing |= private_or(&w[i], mask[i]);
+		return missing;
+	case BLOOM_LAYOUT_COUNTING:
+		for (i = 0; i < c->g.hashes; i++) {
+			u64 pos = probe(h, step, i, c->range);
+			u32 shift = pos % 16 * 4;
+
+			w = &b->words[pos / 16];
+			v = (bloom_word_read(w) >> shift) & 15;
+			missing |= !v;
+			if (v < 15)
+				bloom_word_set(w, bloom_word_read(w) +
+					       ((u64)1 << shift));
+		}
+		return missing;
+	default:
+		for (i = 0; i < c->g.hashes; i++) {
+			u64 pos = bit_pos(c, h, step, i);
+
+			missing |= private_or(&b->words[pos / 64],
+					      1ULL << (pos % 64));
+		}
+		return missing;
+	}
+}
+
+/**
+ * bloom_load_batch() - add many keys to contents no reader can see yet
+ * @c: the filter's core
+ * @b: contents private to the caller: new, not yet published or swapped
+ *     in, or restored into a copy
+ * @h: bloom_hash() of each key
+ * @n: number of keys
+ *
+ * The bulk-load path: create, load, then publish. The same bits as
+ * bloom_add_batch() without atomic operations, so it is only correct
+ * while no other CPU reads or writes @b; publishing (rcu_assign_pointer,
+ * or the lock that hands the contents over) orders these stores before
+ * any reader. The caller counts what it inserted.
+ *
+ * Return: how many keys were new.
+ */
+u32 bloom_load_batch(const struct bloom_core *c, struct bloom_bits *b,
+		     const u64 *h, u32 n)
+{
+	u32 i, new = 0;
+
+	prefetch_first(c, b, h, n);
+	for (i = 0; i < n; i++) {
+		prefetch_ahead(c, b, h, i, n);
+		new += private_add(c, b, h[i]);
+	}
+	return new;
+}
+EXPORT_SYMBOL_GPL(bloom_load_batch);
 
 /**
  * bloom_note_plen() - record that a net filter holds a prefix length
