@@ -44,7 +44,7 @@ modules:
 sparse:
 	$(MAKE) -C $(kdir) M=$(CURDIR) C=2 CHECK="sparse -Wno-decl" modules
 
-tools: $(BUILD)/unit-tests $(BUILD)/bench-core $(BUILD)/ioctl-test64 \
+tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/ioctl-test32 $(BUILD)/hardening-test \
 	$(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
@@ -79,9 +79,11 @@ $(BUILD)/snapshot-fuzz: tools/tests/snapshot_fuzz.c $(CORE_SRC) $(CORE_HDR)
 	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ tools/tests/snapshot_fuzz.c $(CORE_SRC) $(LDLIBS)
 
-$(BUILD)/bench-core: scripts/bench/core.c $(CORE_SRC) $(CORE_HDR)
+$(BUILD)/bench-core: scripts/bench/core.c scripts/bench/libbloom.c \
+		scripts/bench/libbloom.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/core.c $(CORE_SRC) $(LDLIBS)
+	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/core.c \
+		scripts/bench/libbloom.c $(CORE_SRC) $(LDLIBS) -lbloom -lm
 
 $(BUILD)/bloom-send: tools/tests/send.c
 	@mkdir -p $(BUILD)

@@ -1,25 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Native benchmark of the filter core: ns per add and per test, single
- * and batched, per layout and filter size, beside the latency of one
- * dependent random memory access over the same amount of memory, all in
- * one run so the numbers compare.
+ * Native benchmark of the filter core (the userspace build of
+ * module/core/, -O2): ns per operation for every layout and filter size,
+ * beside one dependent random memory access over the same memory and
+ * beside libbloom, all in one run so that the numbers compare.
  *
- *   bench-core [N...]     (default: 1000000 10000000 100000000)
+ *   bench-core [-o FILE] [-r REPS] [N...]   (default N: 1e6 1e7 1e8)
+ *
+ * Per layout and N (8-byte keys, filter sized for N at 1 %):
+ *   load        bloom_load_batch() of the first half (contents private)
+ *   add/bat     bloom_add_batch() of the next quarter
+ *   add         bloom_add_hash() of the last quarter, one key at a time
+ *   test        bloom_test_hash() of present / absent keys, independent
+ *   dep         the same, each key chosen by the previous answer (latency)
+ *   bat         bloom_test_batch() of 4096 keys at a time
+ * Every lookup includes hashing its key. Lookups are repeated REPS times
+ * (default 5) and the median is printed; FILE gets every figure as
+ * tab-separated "core LAYOUT N METRIC MEDIAN MIN MAX" lines. Absent keys
+ * also give the measured false-positive rate ("fpr", with the theory and
+ * its standard deviation).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 #include "../../module/core/bloom_core.h"
+#include "libbloom.h"
 
-#define OPS	2000000ULL	/* timed operations per measurement */
+#define OPS	2000000ULL	/* timed lookups per measurement */
 #define GROUP	4096		/* keys hashed, then probed, per batch */
 #define FPR_PPB	10000000ULL	/* 1 % */
+#define MAXREPS	15
 
 static const char *const names[] = {
 	"blocked", "standard", "partitioned", "counting",
 };
+
+static FILE *tsv;
+static int reps = 5;
 
 static double now_ns(void)
 {
@@ -31,9 +51,8 @@ static double now_ns(void)
 
 /*
  * Large arrays on transparent huge pages, as a long-lived filter would
- * want: with 4 KiB pages every random probe is also a TLB miss, which
- * under virtualisation costs a two-level page walk. Both the filters and
- * the memory-latency yardstick use this.
+ * want: with 4 KiB pages every random probe is also a TLB miss. The
+ * filters and the memory-latency yardstick both use this.
  */
 static void *alloc_big(u64 bytes)
 {
@@ -52,10 +71,34 @@ static u64 hash_of(const struct bloom_core *c, u64 i)
 	return bloom_hash(c, &i, sizeof(i));
 }
 
-/* The i-th key to look up: a scattered key in [0, n), all present. */
+/* The i-th key to look up: scattered in [0, n), all present. */
 static u64 pick(u64 i, u64 n)
 {
 	return bloom_mulhi(i * 0x9e3779b97f4a7c15ULL, n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of @n samples, recorded with their spread under @metric. */
+static double record(const char *what, u64 n, const char *metric,
+		     double *v, int cnt)
+{
+	qsort(v, cnt, sizeof(*v), cmp_double);
+	if (tsv)
+		fprintf(tsv, "core\t%s\t%llu\t%s\t%.2f\t%.2f\t%.2f\n", what,
+			(unsigned long long)n, metric, v[cnt / 2], v[0],
+			v[cnt - 1]);
+	return v[cnt / 2];
+}
+
+static double record1(const char *what, u64 n, const char *metric, double v)
+{
+	return record(what, n, metric, &v, 1);
 }
 
 /* ns per dependent load over @bytes of memory (a random cycle). */
@@ -90,97 +133,219 @@ static double memory_latency(u64 bytes)
 	return p == ~0ULL ? 0 : t;
 }
 
-struct result {
-	double add, add_batch, test, test_dep, test_batch;
-};
-
-static void run(u8 layout, u64 n, struct result *r, u64 *bytes)
-{
-	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
-	u64 *h = malloc(GROUP * sizeof(u64)), present[GROUP / 64];
+struct ctx {
 	struct bloom_core c;
 	struct bloom_bits *b;
-	u64 i, j, hits = 0, key;
-	double t;
+	u64 n, *h, present[GROUP / 64], sink;
+};
+
+/* Lookups of keys base + pick(i, n): base 0 present, base n absent. */
+static double t_single(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, hits = 0;
+
+	for (i = 0; i < OPS; i++)
+		hits += bloom_test_hash(&x->c, x->b,
+					hash_of(&x->c, base + pick(i, x->n)));
+	x->sink += hits;
+	return (now_ns() - t) / OPS;
+}
+
+static double t_dep(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, key = 0;
+
+	for (i = 0; i < OPS; i++)
+		key = pick(key + bloom_test_hash(&x->c, x->b,
+						 hash_of(&x->c, base + key)) + i,
+			   x->n);
+	x->sink += key;
+	return (now_ns() - t) / OPS;
+}
+
+static double t_batch(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, j;
+
+	for (i = 0; i < OPS; i += GROUP) {
+		for (j = 0; j < GROUP; j++)
+			x->h[j] = hash_of(&x->c, base + pick(i + j, x->n));
+		x->sink += bloom_test_batch(&x->c, x->b, x->h, GROUP,
+					    x->present);
+	}
+	return (now_ns() - t) / OPS;
+}
+
+static void timed(struct ctx *x, const char *layout, const char *metric,
+		  double (*fn)(struct ctx *, u64), u64 base, double *out)
+{
+	double v[MAXREPS];
+	int r;
+
+	for (r = 0; r < reps; r++)
+		v[r] = fn(x, base);
+	*out = record(layout, x->n, metric, v, reps);
+}
+
+struct result {
+	double mib, load, add, add_batch, test[2], dep[2], bat[2], fpr, lat;
+};
+
+static void fill(struct ctx *x, u64 from, u64 to,
+		 u32 (*fn)(const struct bloom_core *, struct bloom_bits *,
+			   const u64 *, u32), double *out)
+{
+	double t = now_ns();
+	u64 i, j;
+
+	for (i = from; i < to; i += GROUP) {
+		u32 cnt = min(GROUP, to - i);
+
+		for (j = 0; j < cnt; j++)
+			x->h[j] = hash_of(&x->c, i + j);
+		fn(&x->c, x->b, x->h, cnt);
+	}
+	*out = (now_ns() - t) / (to - from);
+}
+
+static void run(u8 layout, u64 n, struct result *r)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	const char *name = names[layout];
+	struct ctx x = { .n = n };
+	u64 bytes, i, fp, theory;
+	double t, p, sd;
 
 	if (bloom_geom_size(n, FPR_PPB, layout, &g))
 		exit(1);
-	bloom_core_init(&c, &g);
-	*bytes = bloom_array_bytes(&c);
-	b = alloc_big(sizeof(*b) + *bytes);
-	if (!h)
+	bloom_core_init(&x.c, &g);
+	bytes = bloom_array_bytes(&x.c);
+	x.b = alloc_big(sizeof(*x.b) + bytes);
+	x.h = malloc(GROUP * sizeof(u64));
+	if (!x.h)
 		exit(1);
+	r->mib = bytes / 1048576.0;
+	record1(name, n, "bytes", bytes);
+	record1(name, n, "k", g.hashes);
 
-	/* Fill to capacity, timing the last OPS adds as batches. */
-	t = 0;
-	for (i = 0; i < n; i += GROUP) {
-		u32 cnt = min(GROUP, n - i);
-		double t0 = now_ns();
-
-		for (j = 0; j < cnt; j++)
-			h[j] = hash_of(&c, i + j);
-		bloom_add_batch(&c, b, h, cnt);
-		if (i + GROUP > n - min(n, OPS))
-			t += now_ns() - t0;
-	}
-	r->add_batch = t / min(n, OPS);
-
+	fill(&x, 0, n / 2, bloom_load_batch, &r->load);
+	fill(&x, n / 2, n / 4 * 3, bloom_add_batch, &r->add_batch);
 	t = now_ns();
-	for (i = 0; i < OPS; i++)
-		bloom_add_hash(&c, b, hash_of(&c, n + i));
-	r->add = (now_ns() - t) / OPS;
+	for (i = n / 4 * 3; i < n; i++)
+		bloom_add_hash(&x.c, x.b, hash_of(&x.c, i));
+	r->add = (now_ns() - t) / (n - n / 4 * 3);
+	record1(name, n, "load", r->load);
+	record1(name, n, "add_batch", r->add_batch);
+	record1(name, n, "add", r->add);
 
-	t = now_ns();
-	for (i = 0; i < OPS; i++)
-		hits += bloom_test_hash(&c, b, hash_of(&c, pick(i, n)));
-	r->test = (now_ns() - t) / OPS;
+	timed(&x, name, "test_present", t_single, 0, &r->test[0]);
+	timed(&x, name, "test_absent", t_single, n, &r->test[1]);
+	timed(&x, name, "dep_present", t_dep, 0, &r->dep[0]);
+	timed(&x, name, "dep_absent", t_dep, n, &r->dep[1]);
+	timed(&x, name, "batch_present", t_batch, 0, &r->bat[0]);
+	timed(&x, name, "batch_absent", t_batch, n, &r->bat[1]);
 
-	/* Each key depends on the previous answer: pure latency. */
-	key = 0;
-	t = now_ns();
-	for (i = 0; i < OPS; i++)
-		key = pick(key + bloom_test_hash(&c, b, hash_of(&c, key)) + i, n);
-	r->test_dep = (now_ns() - t) / OPS;
-	hits += key & 1;
-
-	t = now_ns();
-	for (i = 0; i < OPS; i += GROUP) {
-		for (j = 0; j < GROUP; j++)
-			h[j] = hash_of(&c, pick(i + j, n));
-		hits += bloom_test_batch(&c, b, h, GROUP, present);
-	}
-	r->test_batch = (now_ns() - t) / OPS;
-	if (hits == 42)
+	/* 2 * OPS keys never added: the false-positive rate. */
+	for (i = fp = 0; i < 2 * OPS; i++)
+		fp += bloom_test_hash(&x.c, x.b, hash_of(&x.c, 2 * n + i));
+	theory = bloom_theory_fpr_ppb(&g, n);
+	p = theory / 1e9;
+	sd = sqrt(p * (1 - p) / (2 * OPS) +
+		  p * p * g.hashes * (double)g.hashes / g.bits);
+	r->fpr = fp / (2.0 * OPS);
+	record1(name, n, "fpr", r->fpr);
+	record1(name, n, "fpr_theory", p);
+	record1(name, n, "fpr_sd", sd);
+	if (x.sink == 42)
 		printf("\n");
-	free(b);
-	free(h);
+	free(x.b);
+	free(x.h);
+	r->lat = memory_latency(bytes);
+	record1(name, n, "memlat", r->lat);
+}
+
+/* libbloom: filled to n, then the same lookups one key at a time. */
+static void run_libbloom(u64 n, struct result *r)
+{
+	struct lb *f = lb_new(n, FPR_PPB / 1e9);
+	double v[2][MAXREPS], t;
+	u64 i, key, hits = 0;
+	int rep, absent;
+
+	r->mib = lb_bytes(f) / 1048576.0;
+	record1("libbloom", n, "bytes", lb_bytes(f));
+	record1("libbloom", n, "k", lb_hashes(f));
+	t = now_ns();
+	for (i = 0; i < n; i++)
+		lb_add(f, &i, sizeof(i));
+	r->add = record1("libbloom", n, "add", (now_ns() - t) / n);
+	for (rep = 0; rep < reps; rep++) {
+		for (absent = 0; absent < 2; absent++) {
+			t = now_ns();
+			for (i = 0; i < OPS; i++) {
+				key = absent * n + pick(i, n);
+				hits += lb_check(f, &key, sizeof(key));
+			}
+			v[absent][rep] = (now_ns() - t) / OPS;
+		}
+	}
+	r->test[0] = record("libbloom", n, "test_present", v[0], reps);
+	r->test[1] = record("libbloom", n, "test_absent", v[1], reps);
+	for (i = 0; i < OPS; i++) {
+		key = 2 * n + i;
+		hits += lb_check(f, &key, sizeof(key)) * 0x10000000000ULL;
+	}
+	r->fpr = (hits >> 40) / (double)OPS;
+	record1("libbloom", n, "fpr", r->fpr);
+	lb_free(f);
 }
 
 int main(int argc, char **argv)
 {
 	u64 sizes[8] = { 1000000, 10000000, 100000000 };
-	int nsizes = argc > 1 ? argc - 1 : 3, si;
+	int nsizes = 3, si, opt;
 	u8 layout;
 
-	for (si = 0; si < nsizes && argc > 1 && si < 8; si++)
-		sizes[si] = strtoull(argv[si + 1], NULL, 10);
-	printf("%-12s %10s %9s %8s %8s %8s %8s %8s %8s\n", "layout", "keys",
-	       "MiB", "add", "add/bat", "test", "test/dep", "test/bat",
-	       "mem lat");
-	for (si = 0; si < nsizes; si++) {
-		for (layout = 0; layout < BLOOM_LAYOUT_MAX; layout++) {
-			struct result r;
-			u64 bytes;
+	while ((opt = getopt(argc, argv, "o:r:")) != -1) {
+		if (opt == 'o')
+			tsv = fopen(optarg, "a");
+		else if (opt == 'r')
+			reps = min(MAXREPS, max(1, atoi(optarg)));
+		else
+			return 2;
+		if (opt == 'o' && !tsv)
+			return perror(optarg), 1;
+	}
+	if (optind < argc)
+		nsizes = 0;
+	for (; optind < argc && nsizes < 8; optind++)
+		sizes[nsizes++] = strtoull(argv[optind], NULL, 10);
 
-			run(layout, sizes[si], &r, &bytes);
-			printf("%-12s %10llu %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n",
+	printf("%-12s %10s %7s %5s %5s %5s | %11s %11s %11s %7s\n", "layout",
+	       "keys", "MiB", "load", "add/b", "add", "test p/a",
+	       "dep p/a", "batch p/a", "memlat");
+	for (si = 0; si < nsizes; si++) {
+		struct result r;
+
+		for (layout = 0; layout < BLOOM_LAYOUT_MAX; layout++) {
+			run(layout, sizes[si], &r);
+			printf("%-12s %10llu %7.1f %5.1f %5.1f %5.1f | %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f %7.1f\n",
 			       names[layout], (unsigned long long)sizes[si],
-			       bytes / 1048576.0, r.add, r.add_batch, r.test,
-			       r.test_dep, r.test_batch, memory_latency(bytes));
+			       r.mib, r.load, r.add_batch, r.add, r.test[0],
+			       r.test[1], r.dep[0], r.dep[1], r.bat[0],
+			       r.bat[1], r.lat);
 			fflush(stdout);
 		}
+		run_libbloom(sizes[si], &r);
+		printf("%-12s %10llu %7.1f %5s %5s %5.1f | %5.1f %5.1f\n",
+		       "libbloom", (unsigned long long)sizes[si], r.mib, "", "",
+		       r.add, r.test[0], r.test[1]);
+		fflush(stdout);
 	}
-	printf("(ns per operation; 'mem lat' is one dependent random load "
-	       "over the same memory)\n");
+	printf("(ns per key; p/a: present/absent keys; memlat: one dependent "
+	       "random load over the filter's memory)\n");
 	return 0;
 }
