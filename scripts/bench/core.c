@@ -5,9 +5,10 @@
  * beside one dependent random memory access over the same memory and
  * beside libbloom, all in one run so that the numbers compare.
  *
- *   bench-core [-o FILE] [-r REPS] [N...]   (default N: 1e6 1e7 1e8)
+ *   bench-core [-o FILE] [-r REPS] [-e PPB] [N...]   (default N: 1e6 1e7 1e8)
  *
- * Per layout and N (8-byte keys, filter sized for N at 1 %):
+ * Per layout and N (8-byte keys, filter sized for N at PPB parts per 10^9,
+ * default 1 %):
  *   load        bloom_load_batch() of the first half (contents private)
  *   add/bat     bloom_add_batch() of the next quarter
  *   add         bloom_add_hash() of the last quarter, one key at a time
@@ -15,8 +16,8 @@
  *   dep         the same, each key chosen by the previous answer (latency)
  *   bat         bloom_test_batch() of 4096 keys at a time
  * Every lookup includes hashing its key. Lookups are repeated REPS times
- * (default 5) and the median is printed; FILE gets every figure as
- * tab-separated "core LAYOUT N METRIC MEDIAN MIN MAX" lines. Absent keys
+ * (default 11) and the median is printed; FILE gets every figure as
+ * tab-separated "core LAYOUT N PPB METRIC MEDIAN MIN MAX" lines. Absent keys
  * also give the measured false-positive rate ("fpr", with the theory and
  * its standard deviation).
  */
@@ -29,17 +30,18 @@
 #include "../../module/core/bloom_core.h"
 #include "libbloom.h"
 
-#define OPS	2000000ULL	/* timed lookups per measurement */
+#define OPS	250000ULL	/* timed lookups per measurement */
+#define FPR_KEYS	4000000ULL	/* keys never added, for the FPR */
 #define GROUP	4096		/* keys hashed, then probed, per batch */
-#define FPR_PPB	10000000ULL	/* 1 % */
-#define MAXREPS	15
+#define MAXREPS	31
 
 static const char *const names[] = {
 	"blocked", "standard", "partitioned", "counting",
 };
 
 static FILE *tsv;
-static int reps = 5;
+static int reps = 11;
+static u64 fpr_ppb = 10000000;	/* 1 % */
 
 static double now_ns(void)
 {
@@ -90,8 +92,9 @@ static double record(const char *what, u64 n, const char *metric,
 {
 	qsort(v, cnt, sizeof(*v), cmp_double);
 	if (tsv)
-		fprintf(tsv, "core\t%s\t%llu\t%s\t%.2f\t%.2f\t%.2f\n", what,
-			(unsigned long long)n, metric, v[cnt / 2], v[0],
+		fprintf(tsv, "core\t%s\t%llu\t%llu\t%s\t%.6g\t%.6g\t%.6g\n",
+			what, (unsigned long long)n,
+			(unsigned long long)fpr_ppb, metric, v[cnt / 2], v[0],
 			v[cnt - 1]);
 	return v[cnt / 2];
 }
@@ -105,7 +108,8 @@ static double record1(const char *what, u64 n, const char *metric, double v)
 static double memory_latency(u64 bytes)
 {
 	u64 n = bytes / 64, i, *next, *perm, p = 0, state = 1;
-	double t;
+	double t, v[5];
+	int r;
 
 	next = alloc_big(n * 64);
 	perm = malloc(n * sizeof(u64));
@@ -124,10 +128,14 @@ static double memory_latency(u64 bytes)
 	}
 	for (i = 0; i < n; i++)
 		next[perm[i] * 8] = perm[(i + 1) % n] * 8;
-	t = now_ns();
-	for (i = 0; i < OPS; i++)
-		p = next[p];
-	t = (now_ns() - t) / OPS;
+	for (r = 0; r < 5; r++) {
+		t = now_ns();
+		for (i = 0; i < OPS; i++)
+			p = next[p];
+		v[r] = (now_ns() - t) / OPS;
+	}
+	qsort(v, 5, sizeof(*v), cmp_double);
+	t = v[2];
 	free(perm);
 	free(next);
 	return p == ~0ULL ? 0 : t;
@@ -170,13 +178,13 @@ static double t_batch(struct ctx *x, u64 base)
 	double t = now_ns();
 	u64 i, j;
 
-	for (i = 0; i < OPS; i += GROUP) {
+	for (i = 0; i < OPS / GROUP * GROUP; i += GROUP) {
 		for (j = 0; j < GROUP; j++)
 			x->h[j] = hash_of(&x->c, base + pick(i + j, x->n));
 		x->sink += bloom_test_batch(&x->c, x->b, x->h, GROUP,
 					    x->present);
 	}
-	return (now_ns() - t) / OPS;
+	return (now_ns() - t) / i;
 }
 
 static void timed(struct ctx *x, const char *layout, const char *metric,
@@ -194,21 +202,37 @@ struct result {
 	double mib, load, add, add_batch, test[2], dep[2], bat[2], fpr, lat;
 };
 
-static void fill(struct ctx *x, u64 from, u64 to,
-		 u32 (*fn)(const struct bloom_core *, struct bloom_bits *,
-			   const u64 *, u32), double *out)
+/*
+ * Adds change the filter, so they cannot be repeated: they are timed in
+ * chunks of GROUP keys and the median chunk counts, which a preemption on
+ * a busy machine does not move.
+ */
+static double fill(struct ctx *x, const char *metric, u64 from, u64 to,
+		   u32 (*fn)(const struct bloom_core *, struct bloom_bits *,
+			     const u64 *, u32))
 {
-	double t = now_ns();
-	u64 i, j;
+	u64 i, j, chunks = DIV_ROUND_UP(to - from, GROUP), c = 0;
+	double *v = malloc(chunks * sizeof(*v)), t;
 
+	if (!v)
+		exit(1);
 	for (i = from; i < to; i += GROUP) {
 		u32 cnt = min(GROUP, to - i);
 
+		t = now_ns();
 		for (j = 0; j < cnt; j++)
 			x->h[j] = hash_of(&x->c, i + j);
-		fn(&x->c, x->b, x->h, cnt);
+		if (fn) {
+			fn(&x->c, x->b, x->h, cnt);
+		} else {
+			for (j = 0; j < cnt; j++)
+				bloom_add_hash(&x->c, x->b, x->h[j]);
+		}
+		v[c++] = (now_ns() - t) / cnt;
 	}
-	*out = (now_ns() - t) / (to - from);
+	t = record(names[x->c.g.layout], x->n, metric, v, c);
+	free(v);
+	return t;
 }
 
 static void run(u8 layout, u64 n, struct result *r)
@@ -217,9 +241,9 @@ static void run(u8 layout, u64 n, struct result *r)
 	const char *name = names[layout];
 	struct ctx x = { .n = n };
 	u64 bytes, i, fp, theory;
-	double t, p, sd;
+	double p, sd;
 
-	if (bloom_geom_size(n, FPR_PPB, layout, &g))
+	if (bloom_geom_size(n, fpr_ppb, layout, &g))
 		exit(1);
 	bloom_core_init(&x.c, &g);
 	bytes = bloom_array_bytes(&x.c);
@@ -231,15 +255,9 @@ static void run(u8 layout, u64 n, struct result *r)
 	record1(name, n, "bytes", bytes);
 	record1(name, n, "k", g.hashes);
 
-	fill(&x, 0, n / 2, bloom_load_batch, &r->load);
-	fill(&x, n / 2, n / 4 * 3, bloom_add_batch, &r->add_batch);
-	t = now_ns();
-	for (i = n / 4 * 3; i < n; i++)
-		bloom_add_hash(&x.c, x.b, hash_of(&x.c, i));
-	r->add = (now_ns() - t) / (n - n / 4 * 3);
-	record1(name, n, "load", r->load);
-	record1(name, n, "add_batch", r->add_batch);
-	record1(name, n, "add", r->add);
+	r->load = fill(&x, "load", 0, n / 2, bloom_load_batch);
+	r->add_batch = fill(&x, "add_batch", n / 2, n / 4 * 3, bloom_add_batch);
+	r->add = fill(&x, "add", n / 4 * 3, n, NULL);
 
 	timed(&x, name, "test_present", t_single, 0, &r->test[0]);
 	timed(&x, name, "test_absent", t_single, n, &r->test[1]);
@@ -248,14 +266,14 @@ static void run(u8 layout, u64 n, struct result *r)
 	timed(&x, name, "batch_present", t_batch, 0, &r->bat[0]);
 	timed(&x, name, "batch_absent", t_batch, n, &r->bat[1]);
 
-	/* 2 * OPS keys never added: the false-positive rate. */
-	for (i = fp = 0; i < 2 * OPS; i++)
+	/* FPR_KEYS keys never added: the false-positive rate. */
+	for (i = fp = 0; i < FPR_KEYS; i++)
 		fp += bloom_test_hash(&x.c, x.b, hash_of(&x.c, 2 * n + i));
 	theory = bloom_theory_fpr_ppb(&g, n);
 	p = theory / 1e9;
-	sd = sqrt(p * (1 - p) / (2 * OPS) +
+	sd = sqrt(p * (1 - p) / FPR_KEYS +
 		  p * p * g.hashes * (double)g.hashes / g.bits);
-	r->fpr = fp / (2.0 * OPS);
+	r->fpr = fp / (double)FPR_KEYS;
 	record1(name, n, "fpr", r->fpr);
 	record1(name, n, "fpr_theory", p);
 	record1(name, n, "fpr_sd", sd);
@@ -270,18 +288,22 @@ static void run(u8 layout, u64 n, struct result *r)
 /* libbloom: filled to n, then the same lookups one key at a time. */
 static void run_libbloom(u64 n, struct result *r)
 {
-	struct lb *f = lb_new(n, FPR_PPB / 1e9);
-	double v[2][MAXREPS], t;
+	struct lb *f = lb_new(n, fpr_ppb / 1e9);
+	double v[2][MAXREPS], t, *add = malloc(DIV_ROUND_UP(n, GROUP) * 8);
 	u64 i, key, hits = 0;
 	int rep, absent;
 
 	r->mib = lb_bytes(f) / 1048576.0;
 	record1("libbloom", n, "bytes", lb_bytes(f));
 	record1("libbloom", n, "k", lb_hashes(f));
-	t = now_ns();
-	for (i = 0; i < n; i++)
-		lb_add(f, &i, sizeof(i));
-	r->add = record1("libbloom", n, "add", (now_ns() - t) / n);
+	for (i = 0; i < n; i += GROUP) {
+		t = now_ns();
+		for (key = i; key < min(n, i + GROUP); key++)
+			lb_add(f, &key, sizeof(key));
+		add[i / GROUP] = (now_ns() - t) / (key - i);
+	}
+	r->add = record("libbloom", n, "add", add, DIV_ROUND_UP(n, GROUP));
+	free(add);
 	for (rep = 0; rep < reps; rep++) {
 		for (absent = 0; absent < 2; absent++) {
 			t = now_ns();
@@ -294,11 +316,11 @@ static void run_libbloom(u64 n, struct result *r)
 	}
 	r->test[0] = record("libbloom", n, "test_present", v[0], reps);
 	r->test[1] = record("libbloom", n, "test_absent", v[1], reps);
-	for (i = 0; i < OPS; i++) {
+	for (i = 0; i < FPR_KEYS; i++) {
 		key = 2 * n + i;
 		hits += lb_check(f, &key, sizeof(key)) * 0x10000000000ULL;
 	}
-	r->fpr = (hits >> 40) / (double)OPS;
+	r->fpr = (hits >> 40) / (double)FPR_KEYS;
 	record1("libbloom", n, "fpr", r->fpr);
 	lb_free(f);
 }
@@ -309,8 +331,10 @@ int main(int argc, char **argv)
 	int nsizes = 3, si, opt;
 	u8 layout;
 
-	while ((opt = getopt(argc, argv, "o:r:")) != -1) {
-		if (opt == 'o')
+	while ((opt = getopt(argc, argv, "o:r:e:")) != -1) {
+		if (opt == 'e')
+			fpr_ppb = strtoull(optarg, NULL, 10);
+		else if (opt == 'o')
 			tsv = fopen(optarg, "a");
 		else if (opt == 'r')
 			reps = min(MAXREPS, max(1, atoi(optarg)));
