@@ -5,7 +5,8 @@
 #   make check        everything: deps, kernel, builds, unit tests, fuzzing,
 #                     KUnit and integration tests in the QEMU guest
 #   make compat-check build the modules against Debian's 6.1 and 6.12 headers
-#   make bench        native benchmarks of the filter core
+#   make bench        benchmarks: the core natively, the packet path in a
+#                     User-Mode Linux kernel; build/bench/report.md
 #   make install, userspace, deb, check-stock: see install.mk
 #
 # KDIR defaults to the running kernel's build tree when there is one, and
@@ -108,8 +109,8 @@ fuzz: $(BUILD)/snapshot-fuzz
 	$(BUILD)/snapshot-fuzz -max_total_time=$(or $(FUZZ_SECONDS),30) \
 		$(BUILD)/fuzz-corpus
 
-bench: $(BUILD)/bench-core
-	scripts/bench/core
+bench:
+	@scripts/bench/run
 
 demo:
 	@scripts/demo

@@ -92,7 +92,7 @@ static double record(const char *what, u64 n, const char *metric,
 {
 	qsort(v, cnt, sizeof(*v), cmp_double);
 	if (tsv)
-		fprintf(tsv, "core\t%s\t%llu\t%llu\t%s\t%.6g\t%.6g\t%.6g\n",
+		fprintf(tsv, "core\t%s\t%llu\t%llu\t%s\t%.10g\t%.10g\t%.10g\n",
 			what, (unsigned long long)n,
 			(unsigned long long)fpr_ppb, metric, v[cnt / 2], v[0],
 			v[cnt - 1]);
