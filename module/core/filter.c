@@ -48,27 +48,36 @@ static inline u64 block_index(const struct bloom_core *c, u64 h)
 	return bloom_mulhi(h, c->range) * (BLOOM_BLOCK_BITS / 64);
 }
 
-/* Position of probe @i inside the block: seven 9-bit fields per mixed word. */
-static inline u32 block_bit(u64 h, u32 i, u64 *s)
+/*
+ * The next probe inside the block: probes take the 9-bit fields of
+ * mix64(h + r * GOLDEN), seven per word, for r = 1, 2, ... in turn.
+ * Start with *x = h and *left = 0. Counting down instead of testing
+ * i % 7 keeps a division out of the probe loop.
+ */
+static inline u32 block_bit(u64 *x, u64 *s, u32 *left)
 {
 	u32 bit;
 
-	if (!(i % 7))
-		*s = mix64(h + (i / 7 + 1) * GOLDEN);
+	if (!*left) {
+		*x += GOLDEN;
+		*s = mix64(*x);
+		*left = 7;
+	}
 	bit = *s & (BLOOM_BLOCK_BITS - 1);
 	*s >>= 9;
+	(*left)--;
 	return bit;
 }
 
 /* The block's probe mask: word i of the block needs the bits mask[i]. */
 static inline void block_masks(u32 k, u64 h, u64 mask[8])
 {
-	u64 s = 0;
-	u32 i, bit;
+	u64 x = h, s = 0;
+	u32 i, bit, left = 0;
 
 	memset(mask, 0, 8 * sizeof(u64));
 	for (i = 0; i < k; i++) {
-		bit = block_bit(h, i, &s);
+		bit = block_bit(&x, &s, &left);
 		mask[bit / 64] |= 1ULL << (bit % 64);
 	}
 }
@@ -110,11 +119,11 @@ static bool blocked_test(const struct bloom_core *c,
 			 const struct bloom_bits *b, u64 h)
 {
 	const bloom_word_t *w = &b->words[block_index(c, h)];
-	u64 s = 0, all = 1;
-	u32 i, bit;
+	u32 i, bit, k = c->g.hashes, left = 0;
+	u64 x = h, s = 0, all = 1;
 
-	for (i = 0; i < c->g.hashes; i++) {
-		bit = block_bit(h, i, &s);
+	for (i = 0; i < k; i++) {
+		bit = block_bit(&x, &s, &left);
 		all &= bloom_word_read(&w[bit / 64]) >> (bit % 64);
 	}
 	return all & 1;
