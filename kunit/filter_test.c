@@ -137,6 +137,8 @@ static void filter_load_batch_agrees_with_add(struct kunit *test)
 	for (i = 0; i < 3000; i++)
 		new += bt_add(one, i % 2000);
 	KUNIT_EXPECT_EQ(test, bloom_load_batch(&f->c, f->b, h, 3000), new);
+	KUNIT_EXPECT_EQ(test, bloom_word_read(&f->b->inserted),
+			bloom_word_read(&one->b->inserted));
 	for (w = 0; w < f->c.nwords; w++)
 		KUNIT_EXPECT_EQ_MSG(test, bloom_word_read(&f->b->words[w]),
 				    bloom_word_read(&one->b->words[w]),

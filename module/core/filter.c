@@ -496,7 +496,7 @@ static bool private_add(const struct bloom_core *c, struct bloom_bits *b,
  * bloom_add_batch() without atomic operations, so it is only correct
  * while no other CPU reads or writes @b; publishing (rcu_assign_pointer,
  * or the lock that hands the contents over) orders these stores before
- * any reader. The caller counts what it inserted.
+ * any reader. New keys are counted in @b->inserted, as by single adds.
  *
  * Return: how many keys were new.
  */
@@ -510,6 +510,7 @@ u32 bloom_load_batch(const struct bloom_core *c, struct bloom_bits *b,
 		prefetch_ahead(c, b, h, i, n);
 		new += private_add(c, b, h[i]);
 	}
+	bloom_word_set(&b->inserted, bloom_word_read(&b->inserted) + new);
 	return new;
 }
 EXPORT_SYMBOL_GPL(bloom_load_batch);
