@@ -111,14 +111,18 @@ EXPORT_SYMBOL_GPL(bloom_test);
  */
 static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c)
 {
-	/* A racy read: an add or two past capacity is harmless. */
+	/*
+	 * A racy read: concurrent adders may each take the last place,
+	 * going past capacity by at most their number.
+	 */
 	if (!bloom_over_capacity(&c->core.g,
 				 bloom_word_read(&c->bits.inserted) + 1))
 		return false;
-	if (!test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
-		pr_warn_ratelimited("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
-				    rcu_dereference(f->name)->s,
-				    c->core.g.capacity);
+	/* Test first: a full filter under a flood writes no shared line. */
+	if (!test_bit(BLOOM_C_FULL_WARNED, &c->flags) &&
+	    !test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
+		pr_warn("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
+			rcu_dereference(f->name)->s, c->core.g.capacity);
 	return true;
 }
 
@@ -129,21 +133,21 @@ static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c)
 static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
-	int err = bloom_key_check(c->core.g.key_type, key, len);
+	int ret = bloom_key_check(c->core.g.key_type, key, len);
 	u64 h;
 
-	if (err)
-		return err;
+	if (ret)
+		return ret;
+	h = bloom_hash(&c->core, key, len);
+	if (bloom_test_hash(&c->core, &c->bits, h))
+		ret = 1;
+	else if (at_capacity(f, c))
+		return -ENOSPC;
 	/* Even a key that tests present must be probed at its length. */
 	if (c->core.g.key_type == BLOOM_KEY_NET)
 		bloom_note_plen(&c->bits,
 				((const struct bloom_key_net *)key)->plen);
-	h = bloom_hash(&c->core, key, len);
-	if (bloom_test_hash(&c->core, &c->bits, h))
-		return 1;
-	if (at_capacity(f, c))
-		return -ENOSPC;
-	return !bloom_add_hash(&c->core, &c->bits, h);
+	return ret ?: !bloom_add_hash(&c->core, &c->bits, h);
 }
 
 /**

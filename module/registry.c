@@ -506,14 +506,19 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
  * Every add that completed before this returns is in the halved filter:
  * once the new contents are published and a grace period has passed, no
  * add can still be writing the old ones, and a second fold merges what
- * landed there during the first.
+ * landed there during the first. Both folds run under the registry lock,
+ * so that another halve cannot fold the new contents before the second
+ * fold has filled them. For counting filters the second fold keeps the
+ * larger of two counters: an add that lands in the old contents during
+ * the first fold and one in the new contents on the same folded counter
+ * count once, so a later delete of one can remove the other.
  *
  * Return: 0, -ENOENT, -EINVAL (cannot be halved), -ENOMEM, -EINTR.
  */
 int bloom_registry_halve(struct net *net, const char *name)
 {
 	struct bloom_net *bn = bloom_net(net);
-	struct bloom_contents *old, *c = NULL;
+	struct bloom_contents *old, *c;
 	struct bloom_filter *f;
 	struct bloom_geom g;
 	int err;
@@ -536,21 +541,17 @@ int bloom_registry_halve(struct net *net, const char *name)
 	}
 	bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
 	refcount_inc(&old->ref);	/* for the second fold */
-	refcount_inc(&c->ref);
 	err = replace_contents(bn, f, c);
 	if (err) {
 		refcount_dec(&old->ref);
 		bloom_contents_free(c);
-		c = NULL;
+		goto unlock;
 	}
+	synchronize_rcu();	/* no add is still writing @old */
+	bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
+	bloom_contents_put(old);
 unlock:
 	mutex_unlock(&bn->lock);
-	if (c) {
-		synchronize_rcu();	/* no add is still writing @old */
-		bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
-		bloom_contents_put(old);
-		bloom_contents_put(c);
-	}
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_halve);
@@ -726,8 +727,9 @@ int bloom_registry_names(struct net *net, bloom_name_fn fn, void *arg)
  * @net: the namespace
  * @n: its position, from 0
  *
- * Positions shift when filters come and go: for listings that may skip
- * or repeat a filter changed meanwhile, never one that stayed.
+ * Positions shift when filters come and go: a listing read in several
+ * calls may skip or repeat a filter when others are created or
+ * destroyed between them.
  *
  * Return: the filter (release with bloom_filter_put()) or NULL.
  */
@@ -737,11 +739,13 @@ struct bloom_filter *bloom_registry_nth(struct net *net, loff_t n)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(f, &bloom_net(net)->filters, list) {
-		if (n--)
+		/* One whose last reference is gone is no longer listed. */
+		if (!refcount_read(&f->ref) || n--)
 			continue;
-		if (refcount_inc_not_zero(&f->ref))
+		if (refcount_inc_not_zero(&f->ref)) {
 			found = f;
-		break;
+			break;
+		}
 	}
 	rcu_read_unlock();
 	return found;

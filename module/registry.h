@@ -31,7 +31,7 @@
 struct bloom_contents {
 	struct rcu_head rcu;
 	refcount_t ref;			/* the filter's pointer and holders */
-	spinlock_t del_lock;		/* serialises deletes: see del below */
+	spinlock_t del_lock;		/* bloom_contents_del() */
 	unsigned long flags;		/* BLOOM_C_* bits */
 	u64 generation;			/* WRITE_ONCE under bn->lock */
 	struct bloom_core core;

@@ -143,7 +143,7 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	const struct xt_bloom_mtinfo0 *info = par->matchinfo;
 	bool invert = info->flags & XT_BLOOM_INVERT;
 	union bloom_mt_key key;
-	struct pkt p;
+	struct pkt p = {};
 	size_t len;
 	bool hit;
 

@@ -419,6 +419,7 @@ int bloom_halve_geom(const struct bloom_geom *in, struct bloom_geom *out)
 		return -EINVAL;
 	*out = *in;
 	out->bits = in->bits / 2;
+	out->capacity = max(in->capacity / 2, 1ULL);
 	return bloom_geom_check(out);
 }
 EXPORT_SYMBOL_GPL(bloom_halve_geom);

@@ -104,7 +104,10 @@ static int batch(unsigned long cmd, const char *name, void *keys,
 
 static int info(const char *name, struct bloom_ioc_info *in)
 {
+	/* Garbage in every output field; reserved fields must be zero. */
 	memset(in, 0xaa, sizeof(*in));
+	in->reserved0 = 0;
+	memset(in->reserved, 0, sizeof(in->reserved));
 	name_of(in->name, name);
 	return io(BLOOM_IOC_INFO, in);
 }
