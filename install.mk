@@ -10,6 +10,8 @@
 #   make install-persist enable persistence: the unit, and a
 #                        modules-load.d entry for bloom.ko
 #   make uninstall       remove all of it (the saved filters are kept)
+#   make deb             build bloom-dkms and bloom-tools in build/deb
+#   make check-stock     the integration tests on Debian's packaged kernels
 #
 # DESTDIR and PREFIX (default /usr/local) are honoured. The iptables
 # extension goes where the system's iptables looks for it
@@ -33,7 +35,7 @@ kver = $(or $(KVER),$(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(kdir)/inclu
 uninstall_kver = $(or $(KVER),$(if $(KDIR),$(kver),$(shell uname -r)))
 
 .PHONY: userspace install install-modules install-userspace install-persist \
-	uninstall
+	uninstall deb check-stock
 
 userspace: $(BUILD)/bloomctl $(BUILD)/xtables/libxt_bloom.so \
 	$(BUILD)/xt_bloom.8 $(BUILD)/bloom.service $(BUILD)/bloom.init
@@ -90,3 +92,9 @@ uninstall:
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/bloom
 	rm -f $(addprefix $(DESTDIR)/lib/modules/$(uninstall_kver)/updates/,$(MODULES))
 	$(if $(DESTDIR),,-depmod -a $(uninstall_kver))
+
+deb:
+	@scripts/make-deb
+
+check-stock:
+	@scripts/check-stock
