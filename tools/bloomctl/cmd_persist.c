@@ -44,8 +44,7 @@ static const struct option common_opts[] = {
 /* One line of the manifest: what an empty stand-in needs. */
 struct manifest_entry {
 	char name[BLOOM_NAME_MAX];
-	struct bloom_geom g;
-	u64 capacity;		/* 0: unknown */
+	struct bloom_geom g;	/* capacity 0: unknown ("-") */
 };
 
 /* Where a set lives: DIR, split for the renames beside it. */
@@ -223,7 +222,7 @@ static int write_new(int dfd, const char *file, const void *buf, size_t len)
 }
 
 static void manifest_line(FILE *f, const char *name,
-			  const struct bloom_snap_info *si, u64 capacity)
+			  const struct bloom_snap_info *si)
 {
 	const struct bloom_geom *g = &si->geom;
 
@@ -231,8 +230,8 @@ static void manifest_line(FILE *f, const char *name,
 		layout_name(g->layout), key_type_name(g->key_type),
 		(unsigned long long)g->bits, g->hashes,
 		(unsigned long long)g->seed, g->flags);
-	if (capacity)
-		fprintf(f, "%llu\n", (unsigned long long)capacity);
+	if (g->capacity)
+		fprintf(f, "%llu\n", (unsigned long long)g->capacity);
 	else
 		fputs("-\n", f);
 }
@@ -277,7 +276,7 @@ static u32 save_set(const char *tmp, int dfd)
 		if (err)
 			die("save-all %s: %s/%s: %s", names[i], tmp, file,
 			    strerror(-err));
-		manifest_line(m, names[i], &si, 0);
+		manifest_line(m, names[i], &si);
 		if (!opts.quiet)
 			printf("saved %s\n", names[i]);
 		free(file);
@@ -423,12 +422,12 @@ static bool manifest_parse(const char *line, struct manifest_entry *e,
 	e->g.layout = (u8)l;
 	e->g.key_type = (u8)k;
 	e->g.flags = (u16)flags;
-	if (bloom_geom_check(&e->g)) {
-		*why = geom_problem(&e->g);
+	if (strcmp(cap, "-") && parse_u64(cap, &e->g.capacity)) {
+		*why = "bad capacity";
 		return false;
 	}
-	if (strcmp(cap, "-") && parse_u64(cap, &e->capacity)) {
-		*why = "bad capacity";
+	if (bloom_geom_check(&e->g)) {
+		*why = geom_problem(&e->g);
 		return false;
 	}
 	return true;
@@ -587,6 +586,7 @@ static int create_empty(const struct manifest_entry *m)
 	c.layout = m->g.layout;
 	c.key_type = m->g.key_type;
 	c.seed = m->g.seed;
+	c.capacity = m->g.capacity;	/* 0: derived from m and k */
 	c.flags = m->g.flags | BLOOM_F_FIXED_SEED;
 	return dev_ioctl(BLOOM_IOC_CREATE, &c);
 }
@@ -621,10 +621,11 @@ static enum restore_result stand_in(const char *path,
 		return FAILED;
 	}
 	log_error("restore-all: %s: %s: created %s EMPTY with the saved "
-		  "geometry (%s, %s, m=%llu, k=%u); its keys are lost until "
-		  "it is filled again", path, why, it->name,
+		  "geometry (%s, %s, m=%llu, k=%u, capacity %llu); its keys "
+		  "are lost until it is filled again", path, why, it->name,
 		  layout_name(g->layout), key_type_name(g->key_type),
-		  (unsigned long long)g->bits, g->hashes);
+		  (unsigned long long)g->bits, g->hashes,
+		  (unsigned long long)g->capacity);
 	return STAND_IN;
 }
 
