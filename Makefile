@@ -59,7 +59,7 @@ $(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c uapi/xt_bloom.h
 $(BUILD)/bloomctl: $(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR) \
 		uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
-	$(CC) $(UCFLAGS) -O2 -o $@ $(BLOOMCTL_SRC) $(CORE_SRC) $(LDLIBS)
+	$(CC) $(UCFLAGS) -O2 -o $@ $(BLOOMCTL_SRC) $(CORE_SRC) $(LDLIBS) -lm
 
 $(BUILD)/ioctl-test64 $(BUILD)/ioctl-test32: $(BUILD)/ioctl-test%: \
 		tools/tests/ioctl_test.c uapi/bloom.h uapi/bloom_ioctl.h

@@ -63,6 +63,8 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 int parse_u64(const char *s, u64 *out);
 int parse_count(const char *s, u64 *out);
+#define RATE_MIN	1e-9	/* false-positive rates: one part per 10^9 */
+#define RATE_MAX	0.5
 int parse_rate(const char *s, u64 *ppb);
 const char *name_problem(const char *name);
 void check_name(const char *cmd, const char *name);
@@ -77,6 +79,9 @@ const char *key_type_name(unsigned int type);
 	{ "help",	no_argument,		NULL, 'h' },	\
 	{ "quiet",	no_argument,		NULL, 'q' },	\
 	{ "output",	required_argument,	NULL, 'o' }
+/* --out FILE: where save and build write (-o is the format everywhere) */
+#define OPT_OUT		0x100
+#define OUT_LONGOPT	{ "out", required_argument, NULL, OPT_OUT }
 void set_format(const char *cmd, const char *fmt);
 void common_option(const char *cmd, int c);
 void command_help(const char *cmd);
@@ -93,10 +98,19 @@ int key_parse(u8 type, const char *text, size_t len, void *rec,
 	      char *why, size_t whylen);
 void text_shown(char *dst, size_t size, const char *s, size_t len);
 
+int addr_parse(const char *s, size_t len, u8 addr[16]);
+
+/* range.c: "a-b" in addr and net filters */
+#define RANGE_ADDRS_MAX	65536U	/* addresses of a range in an addr filter */
+typedef void (*range_emit_fn)(void *ctx, const void *rec);
+int range_expand(u8 type, const char *text, size_t len, range_emit_fn emit,
+		 void *ctx, char *why, size_t whylen);
+
 /* input.c: the keys of add, del, test, count and build */
 struct key_where {
 	u64 text;		/* offset in the text arena */
 	u32 line;		/* 0: a command-line argument */
+	u32 source;		/* index in keylist.sources */
 };
 
 struct keylist {
@@ -107,15 +121,18 @@ struct keylist {
 	struct key_where *where;
 	char *arena;		/* NUL-terminated key texts */
 	size_t arena_len, arena_cap;
-	const char *source;	/* the -f file, for messages */
+	const char **sources;	/* the -f files, for messages */
+	u32 nsources;
 };
 
 struct key_input {
 	char **args;		/* keys on the command line */
 	int nargs;
-	const char *file;	/* -f FILE, "-" for stdin, or NULL */
+	const char **files;	/* every -f FILE, in order; "-" is stdin */
+	int nfiles;
 };
 
+void key_input_file(struct key_input *in, const char *path);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd);
 void keylist_push(struct keylist *kl, const void *rec);
@@ -218,6 +235,7 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd);
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);
 const char *geom_problem(const struct bloom_geom *g);
+double geom_theory_fpr(const struct bloom_geom *g, u64 n);
 
 /* snapshot.c: snapshot files */
 struct snap_image {

@@ -44,8 +44,12 @@ static void json_seed(struct json *j, u64 seed)
 	json_str(j, "seed_hex", hex);
 }
 
-/* What create made: the kernel chose m and k, and the seed if random. */
-static void create_print(const char *name, const struct bloom_ioc_create *cr)
+/*
+ * What create made (the kernel chose m and k, and the seed if random),
+ * or with --exist the identical filter that was already there.
+ */
+static void create_print(const char *name, const struct bloom_ioc_create *cr,
+			 bool existed)
 {
 	struct bloom_geom g = {
 		.bits = cr->bits, .hashes = cr->hashes, .layout = cr->layout,
@@ -65,32 +69,84 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr)
 		json_u64(&j, "hashes", cr->hashes);
 		json_seed(&j, cr->seed);
 		json_u64(&j, "memory_bytes", bloom_array_bytes(&core));
+		json_bool(&j, "existed", existed);
 		json_close(&j, '}');
 		json_finish(&j);
 	} else if (!opts.quiet) {
 		human_bytes(bloom_array_bytes(&core), mem, sizeof(mem));
-		printf("created %s: %s, key %s, m=%llu, k=%u, %s, seed 0x%llx\n",
+		printf("%s %s: %s, key %s, m=%llu, k=%u, %s, seed 0x%llx\n",
+		       existed ? "exists, identical:" : "created",
 		       name, layout_name(cr->layout), key_type_name(cr->key_type),
 		       (unsigned long long)cr->bits, cr->hashes, mem,
 		       (unsigned long long)cr->seed);
 	}
 }
 
+/* How filter @in differs from what create was asked for, or NULL. */
+static const char *create_differs(const struct geom_opts *o,
+				  const struct bloom_ioc_info *in)
+{
+	struct bloom_geom g = { .bits = o->bits, .hashes = o->hashes };
+
+	if (o->capacity &&
+	    bloom_geom_size(o->capacity, o->fpr_ppb, (u8)o->layout, &g))
+		return "its size";
+	if (in->layout != o->layout)
+		return "its layout";
+	if (in->key_type != o->key_type)
+		return "its key type";
+	if (in->bits != g.bits || in->hashes != g.hashes)
+		return "its size (m and k)";
+	if (o->seeded && (in->seed != o->seed ||
+			  !(in->flags & BLOOM_F_FIXED_SEED)))
+		return "its seed";
+	return NULL;
+}
+
+/* create --exist found @name taken: fine if it is what was asked for. */
+static void create_exists(const char *name, const struct geom_opts *o)
+{
+	struct bloom_ioc_create cr;
+	struct bloom_ioc_info in;
+	const char *why;
+	int err = dev_info(name, &in);
+
+	if (err)	/* destroyed meanwhile: say so rather than retry */
+		die_dev(what_of("create", name), err, name);
+	why = create_differs(o, &in);
+	if (why)
+		die("create %s: a filter named %s exists and differs in %s",
+		    name, name, why);
+	memset(&cr, 0, sizeof(cr));
+	cr.bits = in.bits;
+	cr.hashes = in.hashes;
+	cr.layout = in.layout;
+	cr.key_type = in.key_type;
+	cr.seed = in.seed;
+	create_print(name, &cr, true);
+}
+
 int cmd_create(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS, GEOM_LONGOPTS, { NULL, 0, NULL, 0 }
+		COMMON_LONGOPTS, GEOM_LONGOPTS,
+		{ "exist",	no_argument,		NULL, 'x' },
+		{ NULL, 0, NULL, 0 }
 	};
 	struct bloom_ioc_create cr;
 	struct geom_opts o;
 	const char *name;
+	bool exist = false;
 	int c, err;
 
 	geom_opts_init(&o);
 	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS GEOM_SHORTOPTS,
-				  longopts)) != -1)
-		if (!geom_option(&o, argv[0], c, optarg))
+				  longopts)) != -1) {
+		if (c == 'x')
+			exist = true;
+		else if (!geom_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
+	}
 	positional(argv[0], argc - optind, 1, 1, "NAME");
 	name = argv[optind];
 	check_name(argv[0], name);
@@ -107,10 +163,14 @@ int cmd_create(int argc, char **argv)
 	cr.seed = o.seed;
 	cr.flags = o.seeded ? BLOOM_F_FIXED_SEED : 0;
 	err = dev_ioctl(BLOOM_IOC_CREATE, &cr);
+	if (err == -EEXIST && exist) {
+		create_exists(name, &o);
+		return EXIT_OK;
+	}
 	if (err)
 		die_dev(what_of("create", name), err, name);
 
-	create_print(name, &cr);
+	create_print(name, &cr, false);
 	return EXIT_OK;
 }
 

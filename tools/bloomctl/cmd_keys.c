@@ -41,7 +41,7 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "f:v",
 				  longopts)) != -1) {
 		if (c == 'f')
-			k->in.file = optarg;
+			key_input_file(&k->in, optarg);
 		else if (c == 'v' && is_test)
 			k->verbose = true;
 		else if (c == 'x' && is_del)
@@ -67,6 +67,8 @@ static void keys_load(struct keys_cmd *k)
 	u8 type = filter_key_type(k->cmd, k->name, &k->info);
 
 	keylist_load(&k->kl, type, &k->in, k->cmd);
+	free(k->in.files);
+	k->in.files = NULL;
 }
 
 static bool filter_exists(const char *name)
@@ -321,7 +323,7 @@ int cmd_count(int argc, char **argv)
 	u8 count = 0;
 
 	keys_options(argc, argv, &k);
-	if (k.in.file || k.in.nargs != 1)
+	if (k.in.nfiles || k.in.nargs != 1)
 		usage_error(argv[0], "want NAME KEY");
 	keys_load(&k);
 	send_keys(&k, &k.kl, BLOOM_IOC_COUNT, &count, NULL);

@@ -13,6 +13,7 @@
 
 #define PROGRESS_KEYS	65536	/* keys between progress updates */
 #define LN2		0.69314718055994530942
+#define OVER_CAP	"over the size cap (2^37 bits, 2^35 counters: 16 GiB)"
 
 /* Add every key as the kernel's BLOOM_IOC_ADD does, in order. */
 static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
@@ -50,12 +51,37 @@ static void image_of(const struct bloom_core *core,
 	snap_seal(img);
 }
 
+static void built_json(const char *path, const struct bloom_geom *g,
+		       size_t keys, size_t len)
+{
+	struct json j;
+
+	json_start(&j);
+	json_object(&j, NULL);
+	json_str(&j, "file", path);
+	json_str(&j, "layout", layout_name(g->layout));
+	json_str(&j, "key", key_type_name(g->key_type));
+	json_u64(&j, "bits", g->bits);
+	json_u64(&j, "hashes", g->hashes);
+	json_u64(&j, "seed", g->seed);
+	json_u64(&j, "keys", keys);
+	json_u64(&j, "bytes", len);
+	json_close(&j, '}');
+	json_finish(&j);
+}
+
 static void built_msg(const char *path, const struct bloom_geom *g,
 		      size_t keys, size_t len)
 {
 	char size[32];
 
-	if (opts.quiet || !strcmp(path, "-"))
+	if (!strcmp(path, "-"))
+		return;		/* stdout holds the snapshot */
+	if (opts.format == OUT_JSON) {
+		built_json(path, g, keys, len);
+		return;
+	}
+	if (opts.quiet)
 		return;
 	human_bytes(len, size, sizeof(size));
 	printf("built %s: %s, key %s, m=%llu, k=%u, seed 0x%llx, %zu key%s (%s)\n",
@@ -91,9 +117,7 @@ static void build_file(const char *path, const struct bloom_geom *g,
 int cmd_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help",	no_argument,		NULL, 'h' },
-		{ "quiet",	no_argument,		NULL, 'q' },
-		{ "output",	required_argument,	NULL, 'o' },
+		COMMON_LONGOPTS, OUT_LONGOPT,
 		{ "file",	required_argument,	NULL, 'f' },
 		GEOM_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
@@ -106,17 +130,17 @@ int cmd_build(int argc, char **argv)
 	int c;
 
 	geom_opts_init(&o);
-	while ((c = parse_options(argc, argv, ":hqo:f:" GEOM_SHORTOPTS,
-				  longopts)) != -1) {
-		if (c == 'o')
-			out = optarg;	/* here -o is the file */
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "f:"
+				  GEOM_SHORTOPTS, longopts)) != -1) {
+		if (c == OPT_OUT)
+			out = optarg;
 		else if (c == 'f')
-			in.file = optarg;
+			key_input_file(&in, optarg);
 		else if (!geom_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
 	if (!out)
-		usage_error(argv[0], "missing -o FILE");
+		usage_error(argv[0], "missing --out FILE");
 	in.args = argv + optind;
 	in.nargs = argc - optind;
 	geom_opts_finish(&o, argv[0]);
@@ -125,6 +149,7 @@ int cmd_build(int argc, char **argv)
 
 	build_file(out, &g, &kl);
 	keylist_free(&kl);
+	free(in.files);
 	return EXIT_OK;
 }
 
@@ -147,7 +172,13 @@ static void calc_layout(u64 n, u64 ppb, u8 layout, struct calc_row *r)
 	bloom_core_init(&core, &r->g);
 	r->mem = bloom_array_bytes(&core);
 	r->bits_per_key = (double)r->mem * 8 / (double)n;
-	r->fpr = (double)bloom_theory_fpr_ppb(&r->g, n) / BLOOM_PPB;
+	r->fpr = geom_theory_fpr(&r->g, n);
+}
+
+/* A rate as a percentage, down to 10^-9: 1%, 0.1%, 1e-07%. */
+static void percent(double rate, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.4g%%", rate * 100);
 }
 
 static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
@@ -166,6 +197,7 @@ static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
 		json_str(&j, "layout", layout_name(l));
 		if (r->err) {
 			json_null(&j, "bits");
+			json_str(&j, "error", OVER_CAP);
 		} else {
 			json_u64(&j, "bits", r->g.bits);
 			json_u64(&j, "hashes", r->g.hashes);
@@ -183,8 +215,9 @@ static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
 
 static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
 {
+	char mem[32], fpr[32];
+	bool over = false;
 	struct table t;
-	char mem[32];
 	u8 l;
 
 	table_init(&t, "LAYOUT >M >K >BITS/KEY >MEMORY >FPR@N >VS-BOUND");
@@ -193,21 +226,40 @@ static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
 		if (r->err) {
 			for (int i = 0; i < 6; i++)
 				table_cell(&t, "-");
+			over = true;
 			continue;
 		}
 		human_bytes(r->mem, mem, sizeof(mem));
+		percent(r->fpr, fpr, sizeof(fpr));
 		table_cell(&t, "%llu", (unsigned long long)r->g.bits);
 		table_cell(&t, "%u", r->g.hashes);
 		table_cell(&t, "%.2f", r->bits_per_key);
 		table_cell(&t, "%s", mem);
-		table_cell(&t, "%.4g%%", r->fpr * 100);
+		table_cell(&t, "%s", fpr);
 		table_cell(&t, "x%.2f", r->bits_per_key / bound);
 	}
-	printf("capacity %llu, target false-positive rate %.4g%%\n",
-	       (unsigned long long)n, (double)ppb / 1e7);
+	percent((double)ppb / BLOOM_PPB, fpr, sizeof(fpr));
+	printf("capacity %llu, target false-positive rate %s\n",
+	       (unsigned long long)n, fpr);
 	table_print(&t);
 	printf("lower bound: %.2f bits/key (log2(1/E)); counting memory is 4 bits per counter\n",
 	       bound);
+	if (over)
+		printf("-: %s\n", OVER_CAP);
+}
+
+/* Dies when no layout can hold @n keys at the rate: nothing to show. */
+static void calc_any(u64 n, u64 ppb, const struct calc_row *r)
+{
+	char rate[32];
+	u8 l;
+
+	for (l = 0; l < BLOOM_LAYOUT_MAX; l++)
+		if (!r[l].err)
+			return;
+	percent((double)ppb / BLOOM_PPB, rate, sizeof(rate));
+	die("calc: %llu keys at %s need a filter %s in every layout",
+	    (unsigned long long)n, rate, OVER_CAP);
 }
 
 /* log2(1 / E) for E in parts per 10^9, by the core's fixed point. */
@@ -244,6 +296,7 @@ int cmd_calc(int argc, char **argv)
 	bound = log2_inverse(o.fpr_ppb);
 	for (l = 0; l < BLOOM_LAYOUT_MAX; l++)
 		calc_layout(o.capacity, o.fpr_ppb, l, &rows[l]);
+	calc_any(o.capacity, o.fpr_ppb, rows);
 	if (opts.format == OUT_JSON)
 		calc_json(o.capacity, o.fpr_ppb, bound, rows);
 	else if (!opts.quiet)

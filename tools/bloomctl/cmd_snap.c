@@ -12,11 +12,31 @@
 #include <sys/stat.h>
 #include "bloomctl.h"
 
-static void saved_msg(const char *name, const char *path, size_t len)
+static void saved_json(const char *name, const char *path, size_t len)
+{
+	struct json j;
+
+	json_start(&j);
+	json_object(&j, NULL);
+	json_str(&j, "filter", name);
+	json_str(&j, "file", path);
+	json_u64(&j, "bytes", len);
+	json_close(&j, '}');
+	json_finish(&j);
+}
+
+static void saved_msg(const char *cmd, const char *name, const char *path,
+		      size_t len)
 {
 	char size[32];
 
-	if (opts.quiet || !strcmp(path, "-"))
+	if (!strcmp(path, "-"))
+		return;		/* stdout holds the snapshot */
+	if (opts.format == OUT_JSON && !strcmp(cmd, "save")) {
+		saved_json(name, path, len);
+		return;
+	}
+	if (opts.quiet)
 		return;
 	human_bytes(len, size, sizeof(size));
 	printf("saved %s to %s (%s)\n", name, path, size);
@@ -36,32 +56,29 @@ static bool save_one(const char *cmd, const char *name, const char *path)
 	err = write_file_atomic(path, img.buf, img.len);
 	if (err)
 		die("%s %s: %s: %s", cmd, name, path, strerror(-err));
-	saved_msg(name, path, img.len);
+	saved_msg(cmd, name, path, img.len);
 	snap_free(&img);
 	return true;
 }
 
-static const struct option file_opts[] = {
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "quiet",	no_argument,		NULL, 'q' },
-	{ "output",	required_argument,	NULL, 'o' },
-	{ NULL, 0, NULL, 0 }
-};
-
 int cmd_save(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS, OUT_LONGOPT, { NULL, 0, NULL, 0 }
+	};
 	const char *out = NULL;
 	int c;
 
-	while ((c = parse_options(argc, argv, ":hqo:", file_opts)) != -1) {
-		if (c == 'o')
-			out = optarg;	/* here -o is the file */
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  longopts)) != -1) {
+		if (c == OPT_OUT)
+			out = optarg;
 		else
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 1, 1, "NAME");
 	if (!out)
-		usage_error(argv[0], "missing -o FILE");
+		usage_error(argv[0], "missing --out FILE");
 	check_name(argv[0], argv[optind]);
 	save_one("save", argv[optind], out);
 	return EXIT_OK;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/random.h>
 #include "bloomctl.h"
@@ -33,7 +34,7 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 		break;
 	case 'e':
 		if (parse_rate(arg, &o->fpr_ppb))
-			usage_error(cmd, "bad false-positive rate '%s' (want 0 < E <= 0.5, e.g. 0.01 or 1%%)",
+			usage_error(cmd, "bad false-positive rate '%s' (want 1e-9 <= E <= 0.5, e.g. 0.01, 1%% or 1e-3)",
 				    arg);
 		break;
 	case 'm':
@@ -41,7 +42,7 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 			usage_error(cmd, "bad number of bits '%s'", arg);
 		break;
 	case 'k':
-		if (parse_u64(arg, &v) || !v || v > BLOOM_MAX_HASHES)
+		if (parse_count(arg, &v) || !v || v > BLOOM_MAX_HASHES)
 			usage_error(cmd, "bad number of hashes '%s' (1 to %d)",
 				    arg, BLOOM_MAX_HASHES);
 		o->hashes = (u32)v;
@@ -143,4 +144,50 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 	}
 	if (bloom_geom_check(g))
 		die("%s: %s", cmd, geom_problem(g));
+}
+
+/* P(all k probes set) when the probed range of @m units holds @t probes. */
+static double all_set(double t, double m, u32 k)
+{
+	return pow(-expm1(t * log1p(-1 / m)), k);
+}
+
+/* Blocked: Poisson keys per block, each block a small standard filter. */
+static double blocked_fpr(u64 blocks, u32 k, u64 n)
+{
+	double lambda = (double)n / (double)blocks, sum = 0, j, end;
+
+	if (lambda > 40.0 * BLOOM_BLOCK_BITS / k)
+		return 1;	/* every block is full */
+	end = lambda + 40 * sqrt(lambda) + 40;
+	for (j = 1; j <= end; j++)
+		sum += exp(j * log(lambda) - lambda - lgamma(j + 1)) *
+		       all_set(j * k, BLOOM_BLOCK_BITS, k);
+	return sum;
+}
+
+/**
+ * geom_theory_fpr() - expected false-positive rate, in double precision
+ * @g: the geometry
+ * @n: distinct keys added
+ *
+ * The model of bloom_theory_fpr_q32(), whose fixed point cannot show
+ * rates near 10^-9; calc prints this one.
+ *
+ * Return: the probability that a key never added tests present.
+ */
+double geom_theory_fpr(const struct bloom_geom *g, u64 n)
+{
+	double m = (double)g->bits;
+
+	if (!n)
+		return 0;
+	switch (g->layout) {
+	case BLOOM_LAYOUT_BLOCKED:
+		return blocked_fpr(g->bits / BLOOM_BLOCK_BITS, g->hashes, n);
+	case BLOOM_LAYOUT_PARTITIONED:
+		return all_set((double)n, m / g->hashes, g->hashes);
+	default:
+		return all_set((double)n * g->hashes, m, g->hashes);
+	}
 }

@@ -7,8 +7,9 @@
 #include "bloomctl.h"
 
 #define GEOMETRY_HELP \
-"  -n, --capacity N   keys the filter must hold (suffixes k, M, G)\n" \
-"  -e, --fp-rate E    false-positive rate at capacity: 0.01 or 1% (default 1%)\n" \
+"  -n, --capacity N   keys the filter must hold (suffixes k, M, G; or 1e6)\n" \
+"  -e, --fp-rate E    false-positive rate at capacity, 1e-9 to 0.5: 0.01, 1%\n" \
+"                     or 1e-3 (default 1%)\n" \
 "  -m, --bits M       size: bits, or counters for counting (instead of -n/-e)\n" \
 "  -k, --hashes K     probes per key, 1 to 32 (with --bits)\n" \
 "  -l, --layout L     blocked (default), standard, partitioned or counting\n" \
@@ -16,9 +17,11 @@
 "  -s, --seed S       fixed 64-bit hash seed (default: random)\n"
 
 #define KEYS_HELP \
-"Keys come from the arguments, from -f FILE (- is stdin), or from stdin when\n" \
-"neither is given and stdin is not a terminal: one key per line; blank lines\n" \
-"and lines starting with # are skipped; surrounding whitespace is trimmed.\n" \
+"Keys come from the arguments, then from every -f FILE in order (- is stdin),\n" \
+"or from stdin when neither is given and stdin is not a terminal: one key per\n" \
+"line; blank lines are skipped; a comment runs from # or ; at the start of a\n" \
+"line or after a blank to the end of the line (1.2.3.4 # why, ; SBL123);\n" \
+"surrounding whitespace is trimmed.\n" \
 "The whole input is parsed and validated before anything is sent to the\n" \
 "kernel: a malformed line is reported as FILE:LINE and nothing is applied\n" \
 "(exit status 2). An empty input is not an error: nothing is applied.\n" \
@@ -26,23 +29,37 @@
 "  addr       192.0.2.1  2001:db8::1\n" \
 "  net        192.0.2.0/24  2001:db8::/32  or a bare address (/32, /128);\n" \
 "             host bits past the prefix are an error\n" \
+"  ranges     addr and net: 192.0.2.10-192.0.2.20, one family; net filters\n" \
+"             get the prefixes that cover it, addr filters every address\n" \
+"             (at most 65536 per range)\n" \
 "  addr,port  192.0.2.1,80  192.0.2.1,udp:53  [2001:db8::1],443  ::1,sctp:9\n" \
 "             (protocol tcp, udp, sctp, udplite, dccp or a number; default tcp)\n" \
 "  flow       PROTO,SADDR,SPORT,DADDR,DPORT  e.g. tcp,10.0.0.1,1234,10.0.0.2,80\n" \
 "  bytes      the text itself (1 to 128 bytes), or 0x followed by hex digits\n"
+
+#define OUT_HELP \
+"--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
+"same directory, fsync, rename) with mode 0600, because it holds the seed;\n" \
+"a symlink is followed to its target; a device, FIFO or pipe (/dev/stdout,\n" \
+">(...)) is written in place. FILE - writes to stdout.\n"
 
 const struct command commands[] = {
 	{ "create", cmd_create,
 	  "NAME [--capacity N [--fp-rate E] | --bits M --hashes K] [OPTIONS]",
 	  "Create an empty filter. Give its capacity and target false-positive rate\n"
 	  "(the kernel picks the smallest m and k for the layout), or m and k.\n\n"
-	  GEOMETRY_HELP },
+	  GEOMETRY_HELP
+	  "      --exist        no error if an identical filter (layout, key type,\n"
+	  "                     m and k, and seed if given) exists: scripts can rerun\n" },
 	{ "destroy", cmd_destroy, "NAME...",
 	  "Destroy filters. A filter that a rule or kernel user holds is refused.\n" },
 	{ "rename", cmd_rename, "OLD NEW",
 	  "Rename a filter. Rules keep using it under its new name.\n" },
 	{ "clear", cmd_clear, "NAME...",
 	  "Empty filters, keeping their geometry and seed.\n" },
+	{ "flush", cmd_clear, "NAME...",
+	  "The same as clear (ipset's name): empty filters, keeping their\n"
+	  "geometry and seed.\n" },
 	{ "swap", cmd_swap, "A B",
 	  "Exchange the contents of two filters of the same key type, atomically:\n"
 	  "build a new filter, swap it in, destroy the old one.\n" },
@@ -54,22 +71,22 @@ const struct command commands[] = {
 	{ "limits", cmd_limits, "[--max-filters N] [--max-bytes B]",
 	  "Show, or change, the namespace's limits on filters and array memory.\n"
 	  "Sizes take k, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), e.g. 64MiB.\n" },
-	{ "add", cmd_add, "NAME [KEY...] [-f FILE]",
+	{ "add", cmd_add, "NAME [KEY...] [-f FILE]...",
 	  "Add keys to a filter.\n\n"
-	  "  -f, --file FILE    read keys from FILE (- is stdin)\n\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
 	  KEYS_HELP },
-	{ "del", cmd_del, "NAME [KEY...] [-f FILE] [--exist]",
+	{ "del", cmd_del, "NAME [KEY...] [-f FILE]... [--exist]",
 	  "Delete keys from a counting filter. Delete only keys that were added:\n"
 	  "deleting others can remove other keys too. Keys are deleted in order; an\n"
 	  "absent key stops the command there (exit 2) unless --exist.\n\n"
-	  "  -f, --file FILE    read keys from FILE (- is stdin)\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "      --exist        skip absent keys instead of failing\n\n"
 	  KEYS_HELP },
-	{ "test", cmd_test, "NAME [KEY...] [-f FILE] [--verbose] [--match]",
+	{ "test", cmd_test, "NAME [KEY...] [-f FILE]... [--verbose] [--match]",
 	  "Test keys. Exit status 0 when every key is present, 1 when any is\n"
 	  "absent, 2 on error. A Bloom filter may say present for a key never added\n"
 	  "(a false positive); it never says absent for a key that was added.\n\n"
-	  "  -f, --file FILE    read keys from FILE (- is stdin)\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "  -v, --verbose      a line per key: KEY present, or KEY absent\n"
 	  "      --match        net filters: match as packets do, probing every prefix\n"
 	  "                     length the filter holds (10.1.2.3 matches 10.0.0.0/8);\n"
@@ -78,10 +95,9 @@ const struct command commands[] = {
 	{ "count", cmd_count, "NAME KEY",
 	  "Print how often KEY was added to a counting filter (an upper bound;\n"
 	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n" },
-	{ "save", cmd_save, "NAME -o FILE",
-	  "Save a filter to a snapshot file, written atomically (a temporary file\n"
-	  "in the same directory, fsync, rename) with mode 0600, because it holds\n"
-	  "the seed. FILE - writes to stdout. Here -o names the file.\n" },
+	{ "save", cmd_save, "NAME --out FILE",
+	  "Save a filter to a snapshot file.\n\n" OUT_HELP "\n"
+	  "      --out FILE     the snapshot to write (- is stdout)\n" },
 	{ "restore", cmd_restore, "FILE [--name NAME] [--replace]",
 	  "Create a filter from a snapshot file, verified (checksum, size,\n"
 	  "geometry) before anything changes. The filter is named NAME, or by\n"
@@ -107,12 +123,12 @@ const struct command commands[] = {
 	  "status is 3. Exit status 2 if some filter could not be restored at all.\n\n"
 	  "      --replace      replace the contents of existing filters (a damaged\n"
 	  "                     snapshot then leaves the existing filter as it is)\n" },
-	{ "build", cmd_build, "-o FILE [GEOMETRY] [KEY...] [-f FILE]",
+	{ "build", cmd_build, "--out FILE [GEOMETRY] [KEY...] [-f FILE]...",
 	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
 	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
-	  "and 'add'. Without --seed the seed is random. Here -o names the file.\n\n"
-	  "  -o, --output FILE  the snapshot to write (- is stdout)\n"
-	  "  -f, --file FILE    read keys from FILE (- is stdin)\n"
+	  "and 'add'. Without --seed the seed is random.\n\n" OUT_HELP "\n"
+	  "      --out FILE     the snapshot to write (- is stdout)\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  GEOMETRY_HELP "\n" KEYS_HELP },
 	{ "union", cmd_union, "DST SRC",
 	  "Add every key of SRC to DST (bitwise OR). Both need the same layout,\n"
@@ -132,8 +148,9 @@ const struct command commands[] = {
 	  "Size a filter for each layout: m, k, bits per key, memory and the exact\n"
 	  "theoretical false-positive rate at capacity, beside the information-\n"
 	  "theoretic lower bound log2(1/E) bits per key. Needs no kernel.\n\n"
-	  "  -n, --capacity N   keys (suffixes k, M, G)\n"
-	  "  -e, --fp-rate E    target rate: 0.01 or 1% (default 1%)\n" },
+	  "  -n, --capacity N   keys (suffixes k, M, G; or 1e6)\n"
+	  "  -e, --fp-rate E    target rate, 1e-9 to 0.5: 0.01, 1% or 1e-3 (default 1%)\n\n"
+	  "Exit status 2 when no layout can hold N keys at E under the size cap.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
 	  "Show the help of bloomctl or of a subcommand.\n" },
 	{ NULL, NULL, NULL, NULL }
@@ -151,9 +168,7 @@ const struct command *command_find(const char *name)
 
 #define COMMON_HELP \
 "\nCommon options:\n" \
-"  -o, --output FMT   json or table (default); not in save and build, where\n" \
-"                     -o names the output file (put -o json before the\n" \
-"                     subcommand there)\n" \
+"  -o, --output FMT   json or table (default); files are written with --out\n" \
 "  -q, --quiet        print nothing but errors\n" \
 "  -h, --help         this help\n" \
 "\nExit status: 0 success; 1 test found an absent key; 2 error.\n"

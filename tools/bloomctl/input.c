@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Loading keys: from the command line, from -f FILE ("-" is stdin), or
- * from stdin when neither is given and stdin is not a terminal. One key
- * per line; blank lines and lines starting with '#' are skipped, and
- * surrounding whitespace is trimmed.
+ * Loading keys: from the command line, then from every -f FILE in the
+ * order given ("-" is stdin), or from stdin when neither is given and
+ * stdin is not a terminal. One key per line; blank lines are skipped; a
+ * comment runs from a '#' or ';' at the start of a line or after a blank
+ * to the end of the line ("192.0.2.1 # why", Spamhaus's "; SBL123");
+ * surrounding whitespace is trimmed. In addr and net filters a line may
+ * be a range of addresses, "a-b" (range.c).
  *
  * The whole input is parsed and validated before anything is sent to
  * the kernel: a malformed line stops bloomctl with "FILE:LINE: why"
@@ -43,22 +46,50 @@ static u64 keep_text(struct keylist *kl, const char *text, size_t len)
 	return at;
 }
 
-/* Parse one key; a bad one ends the program before anything is sent. */
+/* Where a key being loaded comes from. */
+struct key_origin {
+	struct keylist *kl;
+	u64 text;		/* its text, kept in the arena */
+	u32 line;
+};
+
+static void push_rec(void *ctx, const void *rec)
+{
+	const struct key_origin *o = ctx;
+	struct keylist *kl = o->kl;
+
+	grow(kl);
+	memcpy(kl->recs + kl->count * kl->stride, rec, kl->stride);
+	kl->where[kl->count].line = o->line;
+	kl->where[kl->count].text = o->text;
+	kl->where[kl->count].source = kl->nsources ? kl->nsources - 1 : 0;
+	kl->count++;
+}
+
+static void __noreturn bad_key(const struct keylist *kl, u32 line,
+			       const char *cmd, const char *why)
+{
+	if (line)
+		die("%s:%u: %s", kl->sources[kl->nsources - 1], line, why);
+	die("%s: %s", cmd, why);
+}
+
+/* Parse one key (or range); a bad one ends the program before anything is sent. */
 static void add_key(struct keylist *kl, const char *text, size_t len,
 		    u32 line, const char *cmd)
 {
+	struct key_origin o = { .kl = kl, .line = line };
+	u8 rec[KEY_REC_MAX];
 	char why[WHY_MAX];
+	int ranged;
 
-	grow(kl);
-	if (key_parse(kl->type, text, len, kl->recs + kl->count * kl->stride,
-		      why, sizeof(why))) {
-		if (line)
-			die("%s:%u: %s", kl->source, line, why);
-		die("%s: %s", cmd, why);
-	}
-	kl->where[kl->count].line = line;
-	kl->where[kl->count].text = keep_text(kl, text, len);
-	kl->count++;
+	o.text = keep_text(kl, text, len);
+	ranged = range_expand(kl->type, text, len, push_rec, &o, why,
+			      sizeof(why));
+	if (!ranged && !key_parse(kl->type, text, len, rec, why, sizeof(why)))
+		push_rec(&o, rec);
+	else if (ranged <= 0)
+		bad_key(kl, line, cmd, why);
 }
 
 static const char *trim(const char *s, size_t *len)
@@ -70,6 +101,18 @@ static const char *trim(const char *s, size_t *len)
 		(*len)--;
 	}
 	return s;
+}
+
+/* Cut a comment: '#' or ';' at the start or after a blank. */
+static size_t uncommented(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((s[i] == '#' || s[i] == ';') &&
+		    (!i || isspace((unsigned char)s[i - 1])))
+			return i;
+	return len;
 }
 
 static u64 input_size(FILE *f)
@@ -93,22 +136,26 @@ static void load_file(struct keylist *kl, const char *path, const char *cmd)
 
 	if (!f)
 		die("%s: %s", path, strerror(errno));
-	kl->source = std ? "stdin" : path;
+	kl->sources = xrealloc(kl->sources,
+			       (kl->nsources + 1) * sizeof(*kl->sources));
+	kl->sources[kl->nsources++] = std ? "stdin" : path;
 	progress_start(&p, "reading", input_size(f), true);
 	while ((n = getline(&line, &cap, f)) != -1) {
 		size_t len = (size_t)n;
 		const char *s = trim(line, &len);
 
 		if (++lineno == U32_MAX)
-			die("%s: more than %u lines", kl->source, U32_MAX - 1);
-		if (len && s[0] != '#')
+			die("%s: more than %u lines", path, U32_MAX - 1);
+		len = uncommented(s, len);
+		s = trim(s, &len);
+		if (len)
 			add_key(kl, s, len, lineno, cmd);
 		if (!(lineno % PROGRESS_EVERY))
 			progress_update(&p, (u64)ftello(f));
 	}
 	progress_end(&p);
 	if (ferror(f))
-		die("%s: %s", kl->source, strerror(errno));
+		die("%s: %s", std ? "stdin" : path, strerror(errno));
 	free(line);
 	if (!std)
 		fclose(f);
@@ -133,12 +180,19 @@ void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 	kl->stride = key_stride(type);
 	for (i = 0; i < in->nargs; i++)
 		add_key(kl, in->args[i], strlen(in->args[i]), 0, cmd);
-	if (in->file)
-		load_file(kl, in->file, cmd);
-	else if (!in->nargs && !isatty(STDIN_FILENO))
+	for (i = 0; i < in->nfiles; i++)
+		load_file(kl, in->files[i], cmd);
+	if (!in->nfiles && !in->nargs && !isatty(STDIN_FILENO))
 		load_file(kl, "-", cmd);
-	else if (!in->nargs)
+	else if (!in->nfiles && !in->nargs)
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
+}
+
+/* Another -f FILE, read after those before it. */
+void key_input_file(struct key_input *in, const char *path)
+{
+	in->files = xrealloc(in->files, (in->nfiles + 1) * sizeof(*in->files));
+	in->files[in->nfiles++] = path;
 }
 
 /* Append an encoded record with no text (derived keys). */
@@ -148,6 +202,7 @@ void keylist_push(struct keylist *kl, const void *rec)
 	memcpy(kl->recs + kl->count * kl->stride, rec, kl->stride);
 	kl->where[kl->count].line = 0;
 	kl->where[kl->count].text = 0;
+	kl->where[kl->count].source = 0;
 	kl->count++;
 }
 
@@ -156,6 +211,7 @@ void keylist_free(struct keylist *kl)
 	free(kl->recs);
 	free(kl->where);
 	free(kl->arena);
+	free(kl->sources);
 	memset(kl, 0, sizeof(*kl));
 }
 
@@ -173,7 +229,8 @@ const char *keylist_text(const struct keylist *kl, size_t i)
 void keylist_where(const struct keylist *kl, size_t i, char *buf, size_t size)
 {
 	if (kl->where[i].line)
-		snprintf(buf, size, "%s:%u", kl->source, kl->where[i].line);
+		snprintf(buf, size, "%s:%u", kl->sources[kl->where[i].source],
+			 kl->where[i].line);
 	else
 		snprintf(buf, size, "argument");
 }

@@ -70,7 +70,7 @@ static bool substr(char *buf, size_t size, const char *s, size_t len)
  * An IPv4 or IPv6 address, optionally in brackets, into 16 bytes.
  * Returns how it was written, 4 or 6, or 0 if it is not an address.
  */
-static int parse_addr(const char *s, size_t len, u8 addr[16])
+int addr_parse(const char *s, size_t len, u8 addr[16])
 {
 	char buf[ADDR_TEXT_MAX];
 	struct in_addr v4;
@@ -165,7 +165,7 @@ static int parse_net(struct parse *p, struct bloom_key_net *k)
 {
 	const char *slash = memchr(p->s, '/', p->len);
 	size_t alen = slash ? (size_t)(slash - p->s) : p->len;
-	int family = parse_addr(p->s, alen, k->addr);
+	int family = addr_parse(p->s, alen, k->addr);
 	unsigned long plen = 128;
 	u8 masked[16];
 
@@ -195,7 +195,7 @@ static int parse_addr_port(struct parse *p, struct bloom_key_addr_port *k)
 
 	if (!comma)
 		return bad(p, "bad address,port '%s' (want ADDR,[PROTO:]PORT)", p->shown);
-	if (!parse_addr(p->s, (size_t)(comma - p->s), k->addr))
+	if (!addr_parse(p->s, (size_t)(comma - p->s), k->addr))
 		return bad(p, "bad address '%s'", p->shown);
 	rest = comma + 1;
 	rlen = p->len - (size_t)(rest - p->s);
@@ -240,8 +240,8 @@ static int parse_flow(struct parse *p, struct bloom_key_flow *k)
 		return bad(p, "bad flow '%s' (want PROTO,SADDR,SPORT,DADDR,DPORT)", p->shown);
 	if (!parse_proto(f[0], fl[0], &k->proto))
 		return bad(p, "bad protocol '%s'", p->shown);
-	if (!parse_addr(f[1], fl[1], k->saddr) ||
-	    !parse_addr(f[3], fl[3], k->daddr))
+	if (!addr_parse(f[1], fl[1], k->saddr) ||
+	    !addr_parse(f[3], fl[3], k->daddr))
 		return bad(p, "bad address '%s'", p->shown);
 	if (is_v4(k->saddr) != is_v4(k->daddr))
 		return bad(p, "addresses of different families in '%s'", p->shown);
@@ -347,7 +347,7 @@ int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 	switch (type) {
 	case BLOOM_KEY_ADDR:
 		err = 0;
-		if (!parse_addr(text, len, rec))
+		if (!addr_parse(text, len, rec))
 			err = bad(&p, "bad address '%s'", p.shown);
 		break;
 	case BLOOM_KEY_NET:

@@ -2,13 +2,15 @@
 /*
  * Snapshot files (uapi/bloom.h): fetched from the kernel in chunks,
  * sealed with their checksum, verified before a restore, and written
- * atomically (a temporary file in the same directory, fsync, rename), so
- * that a crash leaves either the old file or the new one.
+ * atomically when they are regular files (a temporary file in the same
+ * directory, fsync, rename), so that a crash leaves either the old file
+ * or the new one; devices, FIFOs and pipes are written in place.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 
 #define SAVE_CHUNK	(4U << 20)	/* payload bytes per ioctl */
 #define SAVE_TRIES	16		/* starts over when replaced */
+#define MAX_SYMLINKS	40		/* as the kernel follows */
 
 static struct bloom_snap_hdr *hdr_of(const struct snap_image *img)
 {
@@ -193,26 +196,55 @@ static void sync_dir(const char *dir)
 	}
 }
 
-/**
- * write_file_atomic() - replace @path with @buf, all or nothing
- * @path: the file; "-" writes to stdout instead
- * @buf: the contents
- * @len: their length
- *
- * The file is created mode 0600: a snapshot holds the filter's seed.
- *
- * Return: 0 or -errno.
+/*
+ * The path a dangling symlink at @path points to, followed link by link
+ * (the file is created there); @path itself when it is no symlink.
  */
-int write_file_atomic(const char *path, const void *buf, size_t len)
+static char *dangling_target(const char *path)
 {
-	char *d = xstrdup(path), *b = xstrdup(path), *tmp = NULL;
+	char *cur = xstrdup(path), *next, *dir, target[PATH_MAX];
+	int hops;
+
+	for (hops = 0; hops < MAX_SYMLINKS; hops++) {
+		ssize_t n = readlink(cur, target, sizeof(target) - 1);
+
+		if (n < 0)
+			return cur;
+		target[n] = 0;
+		dir = xstrdup(cur);
+		if (target[0] == '/')
+			next = xstrdup(target);
+		else if (asprintf(&next, "%s/%s", dirname(dir), target) < 0)
+			die("out of memory");
+		free(dir);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	errno = ELOOP;
+	return NULL;
+}
+
+/* Write @buf to what is already at @path: a device, a FIFO, a pipe. */
+static int write_in_place(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), err;
+
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, buf, len);
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+/* Replace the regular file @path (or create it): temp file, rename. */
+static int replace_file(const char *path, const void *buf, size_t len)
+{
+	char *d = xstrdup(path), *b = xstrdup(path), *tmp;
 	const char *dir = dirname(d);
 	int fd, err;
 
-	if (!strcmp(path, "-")) {
-		err = write_all(STDOUT_FILENO, buf, len);
-		goto out;
-	}
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, basename(b)) < 0)
 		die("out of memory");
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -235,6 +267,47 @@ out:
 	free(tmp);
 	free(d);
 	free(b);
+	return err;
+}
+
+/**
+ * write_file_atomic() - write an output file without harming its path
+ * @path: the file; "-" writes to stdout instead
+ * @buf: the contents
+ * @len: their length
+ *
+ * A regular file (or a new one) is replaced all or nothing: a temporary
+ * file in the same directory, fsync, rename, so that a crash leaves the
+ * old file or the new one. Symlinks are followed, and the file they
+ * point to is replaced, never the link. Anything else that exists at
+ * @path (/dev/null, /dev/stdout, a FIFO, a pipe from the shell) is
+ * written in place: renaming over it would destroy it.
+ *
+ * A new file is created mode 0600: a snapshot holds the filter's seed.
+ *
+ * Return: 0 or -errno.
+ */
+int write_file_atomic(const char *path, const void *buf, size_t len)
+{
+	struct stat st;
+	char *target;
+	int err;
+
+	if (!strcmp(path, "-"))
+		return write_all(STDOUT_FILENO, buf, len);
+	if (!stat(path, &st)) {
+		if (!S_ISREG(st.st_mode))
+			return write_in_place(path, buf, len);
+		target = realpath(path, NULL);
+	} else if (errno == ENOENT) {
+		target = dangling_target(path);
+	} else {
+		return -errno;
+	}
+	if (!target)
+		return -errno;
+	err = replace_file(target, buf, len);
+	free(target);
 	return err;
 }
 

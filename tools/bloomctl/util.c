@@ -144,10 +144,32 @@ static u64 suffix_mult(const char *s)
 	return 0;
 }
 
+/* 10^E for the digits of an exponent ("6", "+12"); 0 if bad or over u64. */
+static u64 exponent_mult(const char *s)
+{
+	u64 mult = 1;
+	int e = 0;
+
+	if (*s == '+')
+		s++;
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return 0;
+		e = e * 10 + (*s - '0');
+		if (e > 19)
+			return 0;
+	}
+	while (e--)
+		mult *= 10;
+	return mult;
+}
+
 /*
  * A count with an optional suffix: k, M, G, T are powers of 1000, Ki,
  * Mi, Gi, Ti powers of 1024, and a B may follow; or an exponent, as in
- * 1e6. "1.5M" is fine as long as the result is a whole number.
+ * 1e6 or 2.5e9. "1.5M" is fine as long as the result is a whole number.
  */
 int parse_count(const char *s, u64 *out)
 {
@@ -169,13 +191,10 @@ int parse_count(const char *s, u64 *out)
 			scale *= 10;
 		}
 	}
-	if (*s == 'e' && isdigit((unsigned char)s[1]) && !s[2]) {
-		mult = 1;	/* 1e6 */
-		for (int e = s[1] - '0'; e > 0; e--)
-			mult *= 10;
-	} else {
+	if (*s == 'e' || *s == 'E')
+		mult = exponent_mult(s + 1);	/* 1e6, 2.5E+9 */
+	else
 		mult = suffix_mult(s);
-	}
 	if (!mult || (frac * mult) % scale)
 		return -1;
 	v = whole * mult + frac * mult / scale;
@@ -185,7 +204,7 @@ int parse_count(const char *s, u64 *out)
 	return 0;
 }
 
-/* A rate: "0.01", "1%", "1e-3"; parts per 10^9 in (0, 5*10^8]. */
+/* A rate: "0.01", "1%", "1e-3"; parts per 10^9 in [1, 5*10^8]. */
 int parse_rate(const char *s, u64 *ppb)
 {
 	char *end;
@@ -200,11 +219,9 @@ int parse_rate(const char *s, u64 *ppb)
 		v /= 100;
 	else if (*end)
 		return -1;
-	if (v <= 0 || v > 0.5)
+	if (v < RATE_MIN * (1 - 1e-9) || v > RATE_MAX)
 		return -1;
 	v = v * (double)BLOOM_PPB + 0.5;
-	if (v < 1)
-		return -1;
 	*ppb = (u64)v;
 	return 0;
 }
@@ -289,7 +306,7 @@ void set_format(const char *cmd, const char *fmt)
 	else if (!strcmp(fmt, "table") || !strcmp(fmt, "plain"))
 		opts.format = OUT_TABLE;
 	else
-		usage_error(cmd, "unknown output format '%s' (json or table)",
+		usage_error(cmd, "unknown output format '%s' (json or table; the output file is --out FILE)",
 			    fmt);
 }
 
