@@ -24,8 +24,7 @@ static const char *const key_names[] = {
 
 static const struct xt_option_entry bloom_opts[] = {
 	{ .name = "bloom-set", .id = O_SET, .type = XTTYPE_STRING,
-	  .flags = XTOPT_MAND | XTOPT_INVERT | XTOPT_PUT,
-	  XTOPT_POINTER(struct xt_bloom_mtinfo0, name) },
+	  .flags = XTOPT_MAND | XTOPT_INVERT },
 	{ .name = "bloom-key", .id = O_KEY, .type = XTTYPE_STRING },
 	{ .name = "bloom-dir", .id = O_DIR, .type = XTTYPE_STRING },
 	{ .name = "bloom-update", .id = O_UPDATE, .type = XTTYPE_NONE },
@@ -65,6 +64,30 @@ static int key_from_name(const char *s)
 	return -1;
 }
 
+/*
+ * A filter name as the kernel takes it: 1 to BLOOM_NAME_MAX - 1
+ * printable ASCII characters, no blank, no '/'. Refused here rather than
+ * cut to fit, which would bind the rule to another filter.
+ */
+static void bloom_set_name(struct xt_bloom_mtinfo0 *info, const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (!len)
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: --bloom-set needs a filter name");
+	if (len >= sizeof(info->name))
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: --bloom-set \"%s\": a filter name has at most %zu characters, not %zu",
+			      name, sizeof(info->name) - 1, len);
+	for (i = 0; i < len; i++)
+		if (name[i] <= ' ' || name[i] > '~' || name[i] == '/')
+			xtables_error(PARAMETER_PROBLEM,
+				      "bloom: --bloom-set \"%s\": a filter name is printable ASCII without blanks or '/'",
+				      name);
+	memcpy(info->name, name, len + 1);
+}
+
 static void bloom_parse(struct xt_option_call *cb)
 {
 	struct xt_bloom_mtinfo0 *info = cb->data;
@@ -73,6 +96,7 @@ static void bloom_parse(struct xt_option_call *cb)
 	xtables_option_parse(cb);
 	switch (cb->entry->id) {
 	case O_SET:
+		bloom_set_name(info, cb->arg);
 		if (cb->invert)
 			info->flags |= XT_BLOOM_INVERT;
 		break;
@@ -158,24 +182,35 @@ static void bloom_save(const void *ip, const struct xt_entry_match *m)
 	bloom_print_opts((const void *)m->data, "bloom-");
 }
 
-static struct xtables_match bloom_mt_reg = {
-	.name = "bloom",
-	.revision = 0,
-	.family = NFPROTO_UNSPEC,
-	.version = XTABLES_VERSION,
-	.size = XT_ALIGN(sizeof(struct xt_bloom_mtinfo0)),
-	.userspacesize = offsetof(struct xt_bloom_mtinfo0, filter),
-	.help = bloom_help,
-	.init = bloom_init,
-	.print = bloom_print,
-	.save = bloom_save,
-	.x6_parse = bloom_parse,
-	.x6_fcheck = bloom_check,
-	.x6_options = bloom_opts,
+/*
+ * IPv4 and IPv6 only, as the kernel registers it: an NFPROTO_UNSPEC
+ * match would also be offered to ebtables and arptables, whose frames
+ * the match cannot parse.
+ */
+#define BLOOM_MT_REG(fam) {						\
+	.name = "bloom",						\
+	.revision = 0,							\
+	.family = (fam),						\
+	.version = XTABLES_VERSION,					\
+	.size = XT_ALIGN(sizeof(struct xt_bloom_mtinfo0)),		\
+	.userspacesize = offsetof(struct xt_bloom_mtinfo0, filter),	\
+	.help = bloom_help,						\
+	.init = bloom_init,						\
+	.print = bloom_print,						\
+	.save = bloom_save,						\
+	.x6_parse = bloom_parse,					\
+	.x6_fcheck = bloom_check,					\
+	.x6_options = bloom_opts,					\
+}
+
+static struct xtables_match bloom_mt_reg[] = {
+	BLOOM_MT_REG(NFPROTO_IPV4),
+	BLOOM_MT_REG(NFPROTO_IPV6),
 };
 
 /* Runs when iptables dlopen()s the extension. */
 static void __attribute__((constructor)) bloom_mt_ldr(void)
 {
-	xtables_register_match(&bloom_mt_reg);
+	xtables_register_matches(bloom_mt_reg,
+				 sizeof(bloom_mt_reg) / sizeof(bloom_mt_reg[0]));
 }
