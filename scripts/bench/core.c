@@ -72,6 +72,21 @@ static void *alloc_big(u64 bytes)
 	return p;
 }
 
+/* Bytes of this process on transparent huge pages right now. */
+static u64 thp_bytes(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	unsigned long long kb = 0;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
 static u64 hash_of(const struct bloom_core *c, u64 i)
 {
 	return bloom_hash(c, &i, sizeof(i));
@@ -252,6 +267,8 @@ static void run(u8 layout, u64 n, struct result *r)
 	bloom_core_init(&x.c, &g);
 	bytes = bloom_array_bytes(&x.c);
 	x.b = alloc_big(sizeof(*x.b) + bytes);
+	/* Without huge pages each probe is also a TLB miss: say how many. */
+	record1(name, n, "thp", min(1.0, (double)thp_bytes() / bytes));
 	x.h = malloc(GROUP * sizeof(u64));
 	if (!x.h)
 		exit(1);
