@@ -38,6 +38,7 @@ static int write_seeds(const char *dir)
 
 	for (gi = 0; gi < ARRAY_SIZE(geoms); gi++) {
 		struct bloom_snap_hdr h;
+		struct bloom_geom g;
 		struct bloom_core c;
 		struct bloom_bits *b;
 		bloom_hash_state st;
@@ -45,7 +46,10 @@ static int write_seeds(const char *dir)
 		__le64 *payload;
 		FILE *f;
 
-		bloom_core_init(&c, &geoms[gi]);
+		/* A snapshot records the capacity its filter was sized for. */
+		g = geoms[gi];
+		g.capacity = 100;
+		bloom_core_init(&c, &g);
 		b = calloc(1, sizeof(*b) + bloom_array_bytes(&c));
 		payload = calloc(1, bloom_array_bytes(&c));
 		if (!b || !payload)
