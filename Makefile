@@ -48,6 +48,7 @@ sparse:
 tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/ioctl-test32 $(BUILD)/hardening-test \
 	$(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
+	$(BUILD)/nft-compat-test $(BUILD)/caps-test \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
@@ -87,6 +88,15 @@ $(BUILD)/bench-core: scripts/bench/core.c scripts/bench/libbloom.c \
 		scripts/bench/libbloom.c $(CORE_SRC) $(LDLIBS) -lbloom -lm
 
 $(BUILD)/bloom-send: tools/tests/send.c
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $<
+
+$(BUILD)/nft-compat-test: tools/tests/nft_compat_test.c uapi/xt_bloom.h \
+		uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< -lnftnl -lmnl
+
+$(BUILD)/caps-test: tools/tests/caps_test.c uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -o $@ $<
 
