@@ -69,7 +69,7 @@ tap_done() {
 
 # kmemleak_check NAME: scan for leaks after waiting out kmemleak's minimum
 # object age (5 s: younger objects are never reported) and an RCU grace
-# period or two; NAME passes when the scan reports no unreferenced object,
+# period or two; NAME passes when two scans report no unreferenced object,
 # and the report is then cleared so that the next check sees only new ones.
 # Skipped when the kernel has no kmemleak.
 kmemleak_check() {
@@ -79,6 +79,9 @@ kmemleak_check() {
 		return 0
 	fi
 	sleep 6
+	# A scan reports an object only when its contents did not change
+	# since the scan before, so a new leak needs two.
+	echo scan >"$k"
 	echo scan >"$k"
 	leaks=$(grep -c '^unreferenced object' "$k")
 	if [ "$leaks" = 0 ]; then
