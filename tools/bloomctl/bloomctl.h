@@ -136,6 +136,7 @@ void key_input_file(struct key_input *in, const char *path);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd);
 void keylist_push(struct keylist *kl, const void *rec);
+u64 keylist_distinct(const struct keylist *kl, const u8 *skip);
 void keylist_free(struct keylist *kl);
 const void *keylist_rec(const struct keylist *kl, size_t i);
 const char *keylist_text(const struct keylist *kl, size_t i);
@@ -216,6 +217,7 @@ struct geom_opts {
 	u32 hashes;
 	int layout, key_type;
 	bool seeded;
+	bool by_rate;		/* sized from capacity and rate */
 };
 
 #define GEOM_LONGOPTS						\
@@ -236,6 +238,8 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);
 const char *geom_problem(const struct bloom_geom *g);
 double geom_theory_fpr(const struct bloom_geom *g, u64 n);
+const char *capacity_problem(const char *what, const struct bloom_geom *g,
+			     u64 keys);
 
 /* snapshot.c: snapshot files */
 struct snap_image {

@@ -67,6 +67,7 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 		json_str(&j, "key", key_type_name(cr->key_type));
 		json_u64(&j, "bits", cr->bits);
 		json_u64(&j, "hashes", cr->hashes);
+		json_u64(&j, "capacity", cr->capacity);
 		json_seed(&j, cr->seed);
 		json_u64(&j, "memory_bytes", bloom_array_bytes(&core));
 		json_bool(&j, "existed", existed);
@@ -74,10 +75,11 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 		json_finish(&j);
 	} else if (!opts.quiet) {
 		human_bytes(bloom_array_bytes(&core), mem, sizeof(mem));
-		printf("%s %s: %s, key %s, m=%llu, k=%u, %s, seed 0x%llx\n",
+		printf("%s %s: %s, key %s, m=%llu, k=%u, capacity %llu, %s, seed 0x%llx\n",
 		       existed ? "exists, identical:" : "created",
 		       name, layout_name(cr->layout), key_type_name(cr->key_type),
-		       (unsigned long long)cr->bits, cr->hashes, mem,
+		       (unsigned long long)cr->bits, cr->hashes,
+		       (unsigned long long)cr->capacity, mem,
 		       (unsigned long long)cr->seed);
 	}
 }
@@ -86,17 +88,23 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 static const char *create_differs(const struct geom_opts *o,
 				  const struct bloom_ioc_info *in)
 {
-	struct bloom_geom g = { .bits = o->bits, .hashes = o->hashes };
+	struct bloom_geom g = {
+		.bits = o->bits, .hashes = o->hashes, .capacity = o->capacity,
+	};
 
-	if (o->capacity &&
+	if (o->by_rate &&
 	    bloom_geom_size(o->capacity, o->fpr_ppb, (u8)o->layout, &g))
 		return "its size";
+	if (!g.capacity)
+		g.capacity = bloom_geom_default_capacity(&g);
 	if (in->layout != o->layout)
 		return "its layout";
 	if (in->key_type != o->key_type)
 		return "its key type";
 	if (in->bits != g.bits || in->hashes != g.hashes)
 		return "its size (m and k)";
+	if (in->capacity != g.capacity)
+		return "its capacity";
 	if (o->seeded && (in->seed != o->seed ||
 			  !(in->flags & BLOOM_F_FIXED_SEED)))
 		return "its seed";
@@ -123,6 +131,7 @@ static void create_exists(const char *name, const struct geom_opts *o)
 	cr.layout = in.layout;
 	cr.key_type = in.key_type;
 	cr.seed = in.seed;
+	cr.capacity = in.capacity;
 	create_print(name, &cr, true);
 }
 
@@ -155,7 +164,7 @@ int cmd_create(int argc, char **argv)
 	memset(&cr, 0, sizeof(cr));
 	name_copy(cr.name, name);
 	cr.capacity = o.capacity;
-	cr.fpr_ppb = o.capacity ? o.fpr_ppb : 0;
+	cr.fpr_ppb = o.by_rate ? o.fpr_ppb : 0;
 	cr.bits = o.bits;
 	cr.hashes = o.hashes;
 	cr.layout = (u8)o.layout;
@@ -279,6 +288,8 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in)
 	json_u64(j, "bits_set", in->bits_set);
 	json_double(j, "fill", (double)in->fill_ppb / BLOOM_PPB);
 	json_u64(j, "inserted", in->inserted);
+	json_u64(j, "capacity", in->capacity);
+	json_bool(j, "over_capacity", in->inserted > in->capacity);
 	if (saturated)
 		json_null(j, "estimated_keys");
 	else
@@ -323,6 +334,9 @@ static void info_text(const struct bloom_ioc_info *in)
 	printf("%-16s %llu (%.2f%%)\n", "set:",
 	       (unsigned long long)in->bits_set, (double)in->fill_ppb / 1e7);
 	printf("%-16s %llu\n", "inserted:", (unsigned long long)in->inserted);
+	printf("%-16s %llu%s\n", "capacity:", (unsigned long long)in->capacity,
+	       in->inserted > in->capacity ?
+	       " (OVER CAPACITY: false positives above what it was sized for)" : "");
 	if (in->est_card == U64_MAX)
 		printf("%-16s saturated\n", "estimated keys:");
 	else
@@ -367,7 +381,9 @@ static void list_row(struct table *t, const struct bloom_ioc_info *in)
 	table_cell(t, "%u", in->hashes);
 	table_cell(t, "%s", mem);
 	table_cell(t, "%.2f%%", (double)in->fill_ppb / 1e7);
-	table_cell(t, "%llu", (unsigned long long)in->inserted);
+	table_cell(t, "%llu%s", (unsigned long long)in->inserted,
+		   in->inserted > in->capacity ? " OVER" : "");
+	table_cell(t, "%llu", (unsigned long long)in->capacity);
 	table_cell(t, "%u", in->users);
 }
 
@@ -422,7 +438,7 @@ int cmd_list(int argc, char **argv)
 	if (err)
 		die_dev("list", err, "");
 	json_start(&j);
-	table_init(&t, "NAME LAYOUT KEY >M >K >MEMORY >FILL >INSERTED >USERS");
+	table_init(&t, "NAME LAYOUT KEY >M >K >MEMORY >FILL >INSERTED >CAPACITY >USERS");
 	if (opts.format == OUT_JSON) {
 		json_object(&j, NULL);
 		json_array(&j, "filters");

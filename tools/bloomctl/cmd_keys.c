@@ -18,6 +18,7 @@ struct keys_cmd {
 	bool verbose;		/* test: a line per key */
 	bool exist;		/* del: absent keys are not an error */
 	bool match;		/* test: net keys match as packets do */
+	bool force;		/* add: even past the filter's capacity */
 	struct bloom_ioc_info info;
 	struct keylist kl;
 };
@@ -30,8 +31,10 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "match",	no_argument,		NULL, 'M' },
+		{ "force",	no_argument,		NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
+	bool is_add = !strcmp(argv[0], "add");
 	bool is_test = !strcmp(argv[0], "test");
 	bool is_del = !strcmp(argv[0], "del");
 	int c;
@@ -48,7 +51,9 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->exist = true;
 		else if (c == 'M' && is_test)
 			k->match = true;
-		else if (c == 'v' || c == 'x' || c == 'M')
+		else if (c == 'F' && is_add)
+			k->force = true;
+		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F')
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);
 		else
@@ -163,6 +168,34 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 	}
 }
 
+/*
+ * add refuses to take a filter past its capacity: the keys that test
+ * absent now are the ones that will count as inserted.
+ */
+static void check_capacity(struct keys_cmd *k)
+{
+	struct bloom_geom g = {
+		.bits = k->info.bits, .hashes = k->info.hashes,
+		.layout = k->info.layout, .key_type = k->info.key_type,
+		.capacity = k->info.capacity,
+	};
+	char what[16 + BLOOM_NAME_MAX];
+	const char *why;
+	u8 *map;
+	u64 fresh;
+
+	if (!k->kl.count)
+		return;
+	map = xcalloc(k->kl.count / 8 + 1, 1);
+	send_keys(k, &k->kl, BLOOM_IOC_TEST, map, NULL);
+	fresh = keylist_distinct(&k->kl, map);
+	free(map);
+	snprintf(what, sizeof(what), "add %s", k->name);
+	why = capacity_problem(what, &g, k->info.inserted + fresh);
+	if (why)
+		die("%s", why);
+}
+
 int cmd_add(int argc, char **argv)
 {
 	struct keys_cmd k;
@@ -170,6 +203,8 @@ int cmd_add(int argc, char **argv)
 
 	keys_options(argc, argv, &k);
 	keys_load(&k);
+	if (!k.force)
+		check_capacity(&k);
 	fresh = send_keys(&k, &k.kl, BLOOM_IOC_ADD, NULL, NULL);
 	print_applied(&k, "added", "keys", k.kl.count, "new", fresh);
 	keylist_free(&k.kl);

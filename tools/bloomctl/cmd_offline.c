@@ -92,8 +92,10 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 
 /* A filter of geometry @g holding @kl, written to @path. */
 static void build_file(const char *path, const struct bloom_geom *g,
-		       const struct keylist *kl)
+		       const struct keylist *kl, bool force)
 {
+	char what[32];
+	const char *why;
 	struct bloom_geom geom = *g;
 	struct snap_image img;
 	struct bloom_bits *bits;
@@ -105,6 +107,11 @@ static void build_file(const char *path, const struct bloom_geom *g,
 	bloom_core_init(&core, &geom);
 	bits = xcalloc(1, sizeof(*bits) + bloom_array_bytes(&core));
 	add_all(&core, bits, kl);
+	snprintf(what, sizeof(what), "build");
+	why = force ? NULL :
+		capacity_problem(what, &geom, keylist_distinct(kl, NULL));
+	if (why)
+		die("%s", why);
 	image_of(&core, bits, &img);
 	free(bits);
 	err = write_file_atomic(path, img.buf, img.len);
@@ -119,9 +126,11 @@ int cmd_build(int argc, char **argv)
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS, OUT_LONGOPT,
 		{ "file",	required_argument,	NULL, 'f' },
+		{ "force",	no_argument,		NULL, 'F' },
 		GEOM_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
+	bool force = false;
 	struct key_input in = { 0 };
 	struct bloom_geom g;
 	struct geom_opts o;
@@ -136,6 +145,8 @@ int cmd_build(int argc, char **argv)
 			out = optarg;
 		else if (c == 'f')
 			key_input_file(&in, optarg);
+		else if (c == 'F')
+			force = true;
 		else if (!geom_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
@@ -143,11 +154,14 @@ int cmd_build(int argc, char **argv)
 		usage_error(argv[0], "missing --out FILE");
 	in.args = argv + optind;
 	in.nargs = argc - optind;
+	keylist_load(&kl, (u8)o.key_type, &in, argv[0]);
+	/* Without a size, sized for the keys read. */
+	if (!o.capacity && !o.bits && !o.hashes)
+		o.capacity = max(keylist_distinct(&kl, NULL), (u64)1);
 	geom_opts_finish(&o, argv[0]);
 	geom_resolve(&o, argv[0], &g);
-	keylist_load(&kl, g.key_type, &in, argv[0]);
 
-	build_file(out, &g, &kl);
+	build_file(out, &g, &kl, force);
 	keylist_free(&kl);
 	free(in.files);
 	return EXIT_OK;

@@ -87,10 +87,13 @@ const char *geom_problem(const struct bloom_geom *g)
 	return err ? "invalid geometry" : NULL;
 }
 
-/* Check the combination; fill in the default rate. */
+/*
+ * Check the combination; fill in the default rate. --capacity goes with
+ * --fp-rate (sized by the core) or with --bits and --hashes (recorded as
+ * given; without it the kernel derives floor(m ln 2 / k)).
+ */
 void geom_opts_finish(struct geom_opts *o, const char *cmd)
 {
-	bool by_rate = o->capacity || o->fpr_ppb;
 	bool by_size = o->bits || o->hashes;
 	struct bloom_geom g = {
 		.bits = o->bits, .hashes = o->hashes, .layout = (u8)o->layout,
@@ -98,13 +101,12 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	};
 	const char *why;
 
-	if (by_rate && by_size)
-		usage_error(cmd, "give --capacity and --fp-rate, or --bits and --hashes, not both");
-	if (!by_rate && !by_size)
+	if (by_size && o->fpr_ppb)
+		usage_error(cmd, "give --capacity and --fp-rate, or --bits and --hashes (and --capacity), not both");
+	if (!by_size && !o->capacity)
 		usage_error(cmd, "give --capacity (and --fp-rate), or --bits and --hashes");
-	if (by_rate && !o->capacity)
-		usage_error(cmd, "--fp-rate needs --capacity");
-	if (by_rate && !o->fpr_ppb)
+	o->by_rate = !by_size;
+	if (o->by_rate && !o->fpr_ppb)
 		o->fpr_ppb = DEFAULT_FPR_PPB;
 	if (by_size && !(o->bits && o->hashes))
 		usage_error(cmd, "--bits and --hashes go together");
@@ -126,7 +128,8 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 	g->hashes = o->hashes;
 	g->layout = (u8)o->layout;
 	g->key_type = (u8)o->key_type;
-	if (o->capacity) {
+	g->capacity = o->capacity;
+	if (o->by_rate) {
 		err = bloom_geom_size(o->capacity, o->fpr_ppb, g->layout, g);
 		if (err == -E2BIG)
 			die("%s: capacity %llu at this rate is over the size cap (2^37 bits)",
@@ -134,6 +137,8 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 		if (err)
 			die("%s: cannot size a filter for capacity %llu",
 			    cmd, (unsigned long long)o->capacity);
+	} else if (!g->capacity) {
+		g->capacity = bloom_geom_default_capacity(g);
 	}
 	if (o->seeded) {
 		g->seed = o->seed;
@@ -144,6 +149,35 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 	}
 	if (bloom_geom_check(g))
 		die("%s: %s", cmd, geom_problem(g));
+}
+
+/**
+ * capacity_problem() - refuse to take a filter past its capacity
+ * @what: "add NAME" or "build FILE", for the message
+ * @g: the filter's geometry, with its capacity
+ * @keys: the distinct keys it would hold
+ *
+ * Return: NULL when @keys fit, else why not: the capacity and the
+ * false-positive rate the filter would reach, by the core's theory.
+ * Valid until the next call.
+ */
+const char *capacity_problem(const char *what, const struct bloom_geom *g,
+			     u64 keys)
+{
+	static char buf[512];
+	char now[32], sized[32];
+
+	if (!bloom_over_capacity(g, keys))
+		return NULL;
+	snprintf(now, sizeof(now), "%.4g%%",
+		 (double)bloom_theory_fpr_ppb(g, keys) / 1e7);
+	snprintf(sized, sizeof(sized), "%.4g%%",
+		 (double)bloom_theory_fpr_ppb(g, g->capacity) / 1e7);
+	snprintf(buf, sizeof(buf),
+		 "%s: %llu keys would be past the filter's capacity of %llu: its false-positive rate would be about %s (sized for %s); use --force to go on anyway, or make a larger filter",
+		 what, (unsigned long long)keys, (unsigned long long)g->capacity,
+		 now, sized);
+	return buf;
 }
 
 /* P(all k probes set) when the probed range of @m units holds @t probes. */

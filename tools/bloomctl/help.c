@@ -10,7 +10,9 @@
 "  -n, --capacity N   keys the filter must hold (suffixes k, M, G; or 1e6)\n" \
 "  -e, --fp-rate E    false-positive rate at capacity, 1e-9 to 0.5: 0.01, 1%\n" \
 "                     or 1e-3 (default 1%)\n" \
-"  -m, --bits M       size: bits, or counters for counting (instead of -n/-e)\n" \
+"  -m, --bits M       size: bits, or counters for counting (instead of -e; a\n" \
+"                     -n given with it is recorded as the capacity, else\n" \
+"                     floor(m ln 2 / k))\n" \
 "  -k, --hashes K     probes per key, 1 to 32 (with --bits)\n" \
 "  -l, --layout L     blocked (default), standard, partitioned or counting\n" \
 "  -t, --key T        addr (default), net, addr,port, flow or bytes\n" \
@@ -64,15 +66,20 @@ const struct command commands[] = {
 	  "Exchange the contents of two filters of the same key type, atomically:\n"
 	  "build a new filter, swap it in, destroy the old one.\n" },
 	{ "list", cmd_list, "[--names]",
-	  "List the filters of this network namespace, in creation order.\n\n"
+	  "List the filters of this network namespace, in creation order; OVER\n"
+	  "after the inserted count marks a filter past its capacity.\n\n"
 	  "  -n, --names        names only, one per line\n" },
 	{ "info", cmd_info, "NAME",
-	  "Show a filter's geometry and statistics.\n" },
+	  "Show a filter's geometry and statistics, with its capacity; a filter\n"
+	  "holding more keys than that is marked OVER CAPACITY.\n" },
 	{ "limits", cmd_limits, "[--max-filters N] [--max-bytes B]",
 	  "Show, or change, the namespace's limits on filters and array memory.\n"
 	  "Sizes take k, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), e.g. 64MiB.\n" },
-	{ "add", cmd_add, "NAME [KEY...] [-f FILE]...",
-	  "Add keys to a filter.\n\n"
+	{ "add", cmd_add, "NAME [KEY...] [-f FILE]... [--force]",
+	  "Add keys to a filter. Refused, with nothing added, when the keys new to\n"
+	  "the filter would take it past its capacity (the false-positive rate it\n"
+	  "would reach is in the message), unless --force.\n\n"
+	  "      --force        add past the capacity anyway\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
 	  KEYS_HELP },
 	{ "del", cmd_del, "NAME [KEY...] [-f FILE]... [--exist]",
@@ -126,7 +133,11 @@ const struct command commands[] = {
 	{ "build", cmd_build, "--out FILE [GEOMETRY] [KEY...] [-f FILE]...",
 	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
 	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
-	  "and 'add'. Without --seed the seed is random.\n\n" OUT_HELP "\n"
+	  "and 'add'. Without --seed the seed is random. Without --capacity or\n"
+	  "--bits the filter is sized for the distinct keys read. More distinct keys\n"
+	  "than the capacity are refused (nothing is written) unless --force.\n\n"
+	  OUT_HELP "\n"
+	  "      --force        build past the capacity anyway\n"
 	  "      --out FILE     the snapshot to write (- is stdout)\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  GEOMETRY_HELP "\n" KEYS_HELP },

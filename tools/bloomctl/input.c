@@ -188,6 +188,37 @@ void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
 }
 
+static const struct keylist *sorting;	/* for by_record() */
+
+static int by_record(const void *a, const void *b)
+{
+	return memcmp(keylist_rec(sorting, *(const size_t *)a),
+		      keylist_rec(sorting, *(const size_t *)b), sorting->stride);
+}
+
+/**
+ * keylist_distinct() - count distinct keys
+ * @kl: the keys
+ * @skip: NULL, or a bitmap of keys to leave out (those that test present)
+ *
+ * Return: how many different keys @kl holds, less those in @skip.
+ */
+u64 keylist_distinct(const struct keylist *kl, const u8 *skip)
+{
+	size_t i, n = 0, *idx = xcalloc(kl->count, sizeof(*idx));
+	u64 distinct = 0;
+
+	for (i = 0; i < kl->count; i++)
+		if (!skip || !(skip[i / 8] >> (i % 8) & 1))
+			idx[n++] = i;
+	sorting = kl;
+	qsort(idx, n, sizeof(*idx), by_record);
+	for (i = 0; i < n; i++)
+		distinct += !i || by_record(&idx[i - 1], &idx[i]);
+	free(idx);
+	return distinct;
+}
+
 /* Another -f FILE, read after those before it. */
 void key_input_file(struct key_input *in, const char *path)
 {
