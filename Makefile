@@ -4,6 +4,9 @@
 #   make              modules (bloom.ko, xt_bloom.ko, bloom_kunit.ko), tools
 #   make check        everything: deps, kernel, builds, unit tests, fuzzing,
 #                     KUnit and integration tests in the QEMU guest
+#   make check-reliability  fault injection (every ioctl, module load,
+#                     namespace creation, rule insertion), stress and the
+#                     KCSAN flavour; prints the figures (scripts/check-reliability)
 #   make compat-check build the modules against Debian's 6.1 and 6.12 headers
 #   make bench        benchmarks: the core natively, the packet path in a
 #                     User-Mode Linux kernel; build/bench/report.md
@@ -32,7 +35,7 @@ LDLIBS   := -lxxhash
 host_kdir := /lib/modules/$(shell uname -r)/build
 kdir = $(or $(KDIR),$(if $(wildcard $(host_kdir)/Makefile),$(host_kdir),$(shell scripts/test-kernel --quiet)))
 
-.PHONY: all modules tools deps check compat-check sparse bench clean unit-test fuzz demo
+.PHONY: all modules tools deps check check-reliability compat-check sparse bench clean unit-test fuzz demo
 
 all: modules tools
 
@@ -49,6 +52,8 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/ioctl-test32 $(BUILD)/hardening-test \
 	$(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
 	$(BUILD)/nft-compat-test $(BUILD)/caps-test \
+	$(BUILD)/fault-test $(BUILD)/fail-nth $(BUILD)/libfailnth.so \
+	$(BUILD)/stress-test \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
@@ -71,6 +76,23 @@ $(BUILD)/hardening-test: tools/tests/hardening_test.c uapi/bloom.h \
 		uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -pthread -o $@ $< $(LDLIBS)
+
+$(BUILD)/fault-test: tools/tests/fault_test.c uapi/bloom.h uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< $(LDLIBS)
+
+$(BUILD)/fail-nth: tools/tests/fail_nth.c
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $<
+
+$(BUILD)/libfailnth.so: tools/tests/fail_nth.c
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -fPIC -shared -DFAILNTH_PRELOAD -o $@ $< -ldl
+
+$(BUILD)/stress-test: tools/tests/stress_test.c uapi/bloom.h \
+		uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< $(LDLIBS)
 
 $(BUILD)/unit-tests: $(CORE_SRC) $(CORE_HDR) $(TEST_SRC) $(TEST_HDR)
 	@mkdir -p $(BUILD)
@@ -127,6 +149,9 @@ demo:
 
 check:
 	@scripts/check
+
+check-reliability:
+	@scripts/check-reliability
 
 compat-check:
 	@scripts/compat-check

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fail the N-th fault-injectable call (allocation or user copy) of one
+ * system call, through the per-task /proc/thread-self/fail-nth, for
+ * N = 1, 2, ... until the call no longer reaches the fault:
+ *
+ *   fail-nth load MODULE.ko [MAX]   finit_module(), failing the 1st,
+ *                                   2nd, ... call until it loads without
+ *                                   reaching the fault; unloads it
+ *   fail-nth netns [MAX]            the same for unshare(CLONE_NEWNET),
+ *                                   with bloom.ko loaded
+ *
+ * Every step must fail with ENOMEM (or EFAULT) and leave nothing behind,
+ * or succeed with the module loaded, the namespace's /proc/net/bloom
+ * there. Prints "ok - fault ..." lines and "# fault-points WHAT N".
+ *
+ * Built as a shared object too (libfailnth.so), for LD_PRELOAD into
+ * iptables: with FAILNTH=N in the environment, the first call that
+ * replaces an xtables table (setsockopt IPT_SO_SET_REPLACE, legacy) or
+ * sends an nf_tables batch (sendmsg/sendto of NFNL_MSG_BATCH_BEGIN on
+ * netlink, nft) is armed, and "INJECTED" is written to FAILNTH_OUT.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
+
+#define SO_SET_REPLACE	64	/* IPT_SO_SET_REPLACE, IP6T_SO_SET_REPLACE */
+
+static int nth_fd = -1;
+
+static int arm(int n)
+{
+	char s[16];
+	int len = snprintf(s, sizeof(s), "%d", n);
+
+	if (nth_fd < 0)
+		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	return nth_fd >= 0 && pwrite(nth_fd, s, len, 0) == len ? 0 : -1;
+}
+
+/* See fault_test.c: a read with one call left fails, and shows 0 once injected. */
+static int disarm(void)
+{
+	char s[16] = "";
+	ssize_t r = pread(nth_fd, s, sizeof(s) - 1, 0);
+	int injected = r > 0 && atoi(s) == 0;
+
+	while (arm(0))
+		;
+	return injected;
+}
+
+#ifdef FAILNTH_PRELOAD
+
+static int armed_once;
+
+static int want_arm(void)
+{
+	const char *n = getenv("FAILNTH");
+
+	if (armed_once || !n)
+		return 0;
+	armed_once = 1;
+	return atoi(n);
+}
+
+static void report(int injected)
+{
+	const char *out = getenv("FAILNTH_OUT");
+	FILE *f = out ? fopen(out, "w") : NULL;
+
+	if (f) {
+		fprintf(f, "%d\n", injected);
+		fclose(f);
+	}
+}
+
+int setsockopt(int fd, int level, int opt, const void *val, socklen_t len)
+{
+	static int (*real)(int, int, int, const void *, socklen_t);
+	int n = opt == SO_SET_REPLACE ? want_arm() : 0, r, e;
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "setsockopt");
+	if (n)
+		arm(n);
+	r = real(fd, level, opt, val, len);
+	e = errno;
+	if (n)
+		report(disarm());
+	errno = e;
+	return r;
+}
+
+static int is_batch(const void *buf, size_t len)
+{
+	const struct nlmsghdr *h = buf;
+
+	return len >= sizeof(*h) && h->nlmsg_type == NFNL_MSG_BATCH_BEGIN;
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	static ssize_t (*real)(int, const struct msghdr *, int);
+	int n = msg->msg_iovlen && is_batch(msg->msg_iov[0].iov_base,
+					    msg->msg_iov[0].iov_len) ?
+		want_arm() : 0, e;
+	ssize_t r;
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "sendmsg");
+	if (n)
+		arm(n);
+	r = real(fd, msg, flags);
+	e = errno;
+	if (n)
+		report(disarm());
+	errno = e;
+	return r;
+}
+
+ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+	       const struct sockaddr *to, socklen_t tolen)
+{
+	static ssize_t (*real)(int, const void *, size_t, int,
+			       const struct sockaddr *, socklen_t);
+	int n = is_batch(buf, len) ? want_arm() : 0, e;
+	ssize_t r;
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "sendto");
+	if (n)
+		arm(n);
+	r = real(fd, buf, len, flags, to, tolen);
+	e = errno;
+	if (n)
+		report(disarm());
+	errno = e;
+	return r;
+}
+
+#else
+
+static int failed;
+
+static void result(int ok, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok - fault %s: ", ok ? "" : "not ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	failed |= !ok;
+}
+
+static int loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return !access(path, F_OK);
+}
+
+/*
+ * finit_module(FILE) failing each call in turn: a failed load leaves
+ * no module behind; a load that succeeds is unloaded again.
+ */
+static int load_steps(const char *file, int max)
+{
+	char name[64];
+	const char *base = strrchr(file, '/');
+	int n, fd, err, injected, errs = 0;
+
+	snprintf(name, sizeof(name), "%s", base ? base + 1 : file);
+	*strchrnul(name, '.') = 0;
+	if (loaded(name)) {
+		result(0, name, "not loaded before the test");
+		return -1;
+	}
+	for (n = 1; n <= max; n++) {
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || arm(n))
+			return -1;
+		err = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
+		injected = disarm();
+		close(fd);
+		if (err && err != ENOMEM && err != EFAULT) {
+			result(0, name, "load step %d fails with %s", n,
+			       strerrorname_np(err));
+			return -1;
+		}
+		if (err && !injected) {
+			result(0, name, "load fails without a fault (%s)",
+			       strerrorname_np(err));
+			return -1;
+		}
+		if (err != 0 && loaded(name)) {
+			result(0, name, "failed load %d leaves the module", n);
+			return -1;
+		}
+		if (!err && syscall(SYS_delete_module, name, O_NONBLOCK)) {
+			result(0, name, "unload after load step %d (%s)", n,
+			       strerror(errno));
+			return -1;
+		}
+		errs += err != 0;
+		if (!err && !injected) {
+			result(1, name, "load: %d fault points, %d failed cleanly",
+			       n - 1, errs);
+			printf("# fault-points load-%s %d\n", name, n - 1);
+			return 0;
+		}
+	}
+	result(0, name, "load completes within %d fault points", max);
+	return -1;
+}
+
+/*
+ * In a child: unshare(CLONE_NEWNET) failing its @n-th call; when it
+ * succeeds, the new namespace has a working /dev/bloom registry.
+ * Exit status: 0 succeeded, 1 failed cleanly (ENOMEM), 2 bad errno,
+ * 3 the namespace is broken; +10 when the fault was injected.
+ */
+static int netns_child(int n)
+{
+	struct stat st;
+	int err, injected;
+
+	if (arm(n))
+		return 2;
+	err = unshare(CLONE_NEWNET) ? errno : 0;
+	injected = disarm() ? 10 : 0;
+	if (err)
+		return (err == ENOMEM ? 1 : 2) + injected;
+	if (stat("/proc/self/net/bloom", &st))
+		return 3 + injected;
+	return injected;
+}
+
+static int netns_steps(int max)
+{
+	int n, status, code, errs = 0;
+	pid_t pid;
+
+	for (n = 1; n <= max; n++) {
+		pid = fork();
+		if (!pid)
+			_exit(netns_child(n));
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status)) {
+			result(0, "netns", "step %d child died", n);
+			return -1;
+		}
+		code = WEXITSTATUS(status);
+		if (code % 10 >= 2 || code == 1) {
+			result(0, "netns", "step %d: %s", n,
+			       code == 1 ? "fails without a fault" :
+			       code % 10 == 2 ? "undocumented errno" :
+			       "the new namespace has no /proc/net/bloom");
+			return -1;
+		}
+		errs += code == 11;
+		if (code == 0) {
+			result(1, "netns", "creation: %d fault points, %d failed cleanly",
+			       n - 1, errs);
+			printf("# fault-points netns %d\n", n - 1);
+			return 0;
+		}
+	}
+	result(0, "netns", "creation completes within %d fault points", max);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "load")) {
+		load_steps(argv[2], argc > 3 ? atoi(argv[3]) : 2000);
+		return failed;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "netns")) {
+		netns_steps(argc > 2 ? atoi(argv[2]) : 5000);
+		return failed;
+	}
+	fprintf(stderr, "usage: fail-nth load MODULE.ko [MAX] | netns [MAX]\n");
+	return 2;
+}
+
+#endif
