@@ -45,15 +45,22 @@ static long ioc_version(struct net *net, void *arg)
 	return 0;
 }
 
-static long ioc_create(struct net *net, void *arg)
+/*
+ * The caller learns the geometry (the seed above all) before the filter
+ * appears: if it cannot be told (EFAULT), nothing was created, and a
+ * retry does not find the name taken. So CREATE copies its struct out
+ * itself, between preparing the contents and publishing them.
+ */
+static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
+		       void __user *uptr)
 {
-	struct bloom_ioc_create *cr = arg;
 	struct bloom_geom g = {
 		.bits = cr->bits, .hashes = cr->hashes, .seed = cr->seed,
 		.capacity = cr->capacity, .layout = cr->layout,
 		.key_type = cr->key_type, .flags = cr->flags,
 	};
 	bool by_rate = cr->fpr_ppb;
+	struct bloom_contents *c;
 	long err;
 
 	if (names_check(cr->name, NULL) || !zeroed(cr->reserved,
@@ -71,14 +78,18 @@ static long ioc_create(struct net *net, void *arg)
 		if (err)
 			return err;
 	}
-	err = bloom_registry_create(net, cr->name, &g);
+	err = bloom_registry_prepare(net, cr->name, &g, &c);
 	if (err)
 		return err;
 	cr->bits = g.bits;
 	cr->hashes = g.hashes;
 	cr->seed = g.seed;
 	cr->capacity = g.capacity;
-	return 0;
+	if (copy_to_user(uptr, cr, sizeof(*cr))) {
+		bloom_contents_free(c);
+		return -EFAULT;
+	}
+	return bloom_registry_publish(net, cr->name, c, false);
 }
 
 static long ioc_name(struct net *net, void *arg, unsigned int cmd)
@@ -258,11 +269,6 @@ static long do_version(struct net *n, void *a, unsigned int c)
 	return ioc_version(n, a);
 }
 
-static long do_create(struct net *n, void *a, unsigned int c)
-{
-	return ioc_create(n, a);
-}
-
 static long do_info(struct net *n, void *a, unsigned int c)
 {
 	return ioc_info(n, a);
@@ -280,7 +286,7 @@ static long do_limits(struct net *n, void *a, unsigned int c)
 
 static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_VERSION,	false, do_version },
-	{ BLOOM_IOC_CREATE,	true,  do_create },
+	{ BLOOM_IOC_CREATE,	true,  NULL },	/* ioc_create(): copies out */
 	{ BLOOM_IOC_DESTROY,	true,  ioc_name },
 	{ BLOOM_IOC_RENAME,	true,  ioc_pair },
 	{ BLOOM_IOC_CLEAR,	true,  ioc_name },
@@ -321,6 +327,8 @@ static long bloom_ioctl(struct file *file, unsigned int cmd,
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) &&
 	    copy_from_user(buf, uptr, _IOC_SIZE(cmd)))
 		return -EFAULT;
+	if (cmd == BLOOM_IOC_CREATE)
+		return ioc_create(net, (struct bloom_ioc_create *)buf, uptr);
 	err = c->fn(net, buf, cmd);
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uptr, buf, _IOC_SIZE(cmd)))

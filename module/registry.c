@@ -289,20 +289,25 @@ out:
 }
 
 /**
- * bloom_registry_create() - create an empty filter
+ * bloom_registry_prepare() - empty contents for a filter not yet listed
  * @net: the namespace
  * @name: the filter's name, checked with bloom_name_check()
  * @g: the geometry, checked with bloom_geom_check(); its seed is made
  *	random unless fixed, and a zero capacity becomes the default one
  *	(bloom_geom_default_capacity())
+ * @c: set to the contents, for bloom_registry_publish() or
+ *	bloom_contents_free()
  *
- * Return: -EINVAL for a bad name or geometry, else as
- * bloom_registry_publish().
+ * The first half of a create, for a caller that must say what it is
+ * creating before the filter appears (the CREATE ioctl copies the
+ * geometry out first).
+ *
+ * Return: 0, -EINVAL for a bad name or geometry, -ENOSPC, -E2BIG,
+ * -ENOMEM, -EINTR.
  */
-int bloom_registry_create(struct net *net, const char *name,
-			  struct bloom_geom *g)
+int bloom_registry_prepare(struct net *net, const char *name,
+			   struct bloom_geom *g, struct bloom_contents **c)
 {
-	struct bloom_contents *c;
 	int err;
 
 	err = bloom_name_check(name) ?: bloom_geom_check(g);
@@ -315,10 +320,25 @@ int bloom_registry_create(struct net *net, const char *name,
 		return err;
 	if (!(g->flags & BLOOM_F_FIXED_SEED))
 		g->seed = get_random_u64();
-	c = bloom_contents_new(g);
-	if (!c)
-		return -ENOMEM;
-	return bloom_registry_publish(net, name, c, false);
+	*c = bloom_contents_new(g);
+	return *c ? 0 : -ENOMEM;
+}
+
+/**
+ * bloom_registry_create() - create an empty filter
+ * @net: the namespace
+ * @name: the filter's name
+ * @g: the geometry, as for bloom_registry_prepare()
+ *
+ * Return: as bloom_registry_prepare(), then bloom_registry_publish().
+ */
+int bloom_registry_create(struct net *net, const char *name,
+			  struct bloom_geom *g)
+{
+	struct bloom_contents *c;
+	int err = bloom_registry_prepare(net, name, g, &c);
+
+	return err ?: bloom_registry_publish(net, name, c, false);
 }
 EXPORT_SYMBOL_GPL(bloom_registry_create);
 

@@ -88,6 +88,8 @@ int bloom_name_check(const char *name);
 struct bloom_filter *bloom_lookup(struct net *net, const char *name);
 void bloom_filter_put(struct bloom_filter *f);
 
+int bloom_registry_prepare(struct net *net, const char *name,
+			   struct bloom_geom *g, struct bloom_contents **c);
 int bloom_registry_create(struct net *net, const char *name,
 			  struct bloom_geom *g);
 int bloom_registry_destroy(struct net *net, const char *name);

@@ -11,6 +11,12 @@
  * network namespace; reading (VERSION, INFO, LIST, TEST, COUNT, SAVE,
  * ESTIMATE, LIMITS without BLOOM_LIMITS_SET) needs only the open file.
  * The device is mode 0600, so by default only root opens it.
+ *
+ * EFAULT: a struct or buffer could not be read or written. ADD, DEL and
+ * LIMITS with BLOOM_LIMITS_SET copy their struct back out last: when
+ * only that copy fails, the command has taken effect (a batch cannot
+ * report @done). CREATE reports the geometry before the filter appears:
+ * its EFAULT means nothing was created.
  */
 #ifndef _UAPI_BLOOM_IOCTL_H
 #define _UAPI_BLOOM_IOCTL_H

@@ -629,6 +629,40 @@ static void test_bad_pointer(void)
 		   -ENOENT);
 }
 
+/*
+ * A CREATE whose struct can be read but not written back: the caller
+ * cannot learn the seed, so the filter must not appear (a retry would
+ * find its name taken).
+ */
+static void test_create_unwritable(void)
+{
+	struct bloom_ioc_create *c = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct bloom_ioc_limits before = {}, after = {};
+
+	if (c == MAP_FAILED) {
+		result(0, "mmap for the read-only CREATE");
+		return;
+	}
+	name_of(c->name, "ro");
+	c->bits = 4096;
+	c->hashes = 3;
+	mprotect(c, 4096, PROT_READ);
+	io(BLOOM_IOC_LIMITS, &before);
+	expect_err("CREATE from a read-only struct is EFAULT",
+		   io(BLOOM_IOC_CREATE, c), -EFAULT);
+	io(BLOOM_IOC_LIMITS, &after);
+	expect_err("a CREATE that could not report creates nothing",
+		   destroy("ro"), -ENOENT);
+	result(before.filters == after.filters && before.bytes == after.bytes,
+	       "a CREATE that could not report charges nothing (%llu filters, %llu bytes before; %llu, %llu after)",
+	       (unsigned long long)before.filters,
+	       (unsigned long long)before.bytes,
+	       (unsigned long long)after.filters,
+	       (unsigned long long)after.bytes);
+	munmap(c, 4096);
+}
+
 int main(int argc, char **argv)
 {
 	fd = open("/dev/bloom", O_RDWR);
@@ -653,5 +687,6 @@ int main(int argc, char **argv)
 	test_isolation();
 	test_limits();
 	test_bad_pointer();
+	test_create_unwritable();
 	return failed;
 }
