@@ -92,11 +92,16 @@ struct shared {
 	uint64_t oracle_done;		/* keys [0, oracle_done) were added */
 	int nbad;
 	char bad[BAD_MAX][160];
-	volatile int stop;
+	int stop;			/* __atomic: set once, at the end */
 };
 
 static struct shared *sh;
 static int fd;
+
+static int stopped(void)
+{
+	return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED);
+}
 static const char *const names[NAMES] = { "s0", "s1", "s2" };
 
 static void bad(const char *fmt, ...)
@@ -328,7 +333,7 @@ static void oracle_adder(void)
 	uint64_t next = 0;
 	int i, err;
 
-	while (!sh->stop && next + 32 <= ORACLE_KEYS) {
+	while (!stopped() && next + 32 <= ORACLE_KEYS) {
 		for (i = 0; i < 32; i++)
 			addr_key(&k[i], 0x0b000000 + next + i);
 		err = batch(BLOOM_IOC_ADD, "oracle", k, 32, NULL);
@@ -350,7 +355,7 @@ static void oracle_tester(void)
 	uint64_t done;
 	int i, err;
 
-	while (!sh->stop) {
+	while (!stopped()) {
 		done = __atomic_load_n(&sh->oracle_done, __ATOMIC_ACQUIRE);
 		if (!done) {
 			usleep(1000);
@@ -379,7 +384,7 @@ static void sender(void)
 				   .sin_addr.s_addr = htonl(0x7f000001) };
 	int s = socket(AF_INET, SOCK_DGRAM, 0);
 
-	while (!sh->stop) {
+	while (!stopped()) {
 		/* ICMP errors come back as ECONNREFUSED at times: ignored. */
 		sendto(s, "x", 1, 0, (struct sockaddr *)&dst, sizeof(dst));
 		__atomic_fetch_add(&sh->ops[K_PACKETS], 1, __ATOMIC_RELAXED);
@@ -404,7 +409,7 @@ static void ruler(const char *ipt)
 	char cmd[256];
 	int st;
 
-	while (!sh->stop) {
+	while (!stopped()) {
 		snprintf(cmd, sizeof(cmd),
 			 "%s -w -%c OUTPUT -o lo -m bloom --bloom-set %s -j ACCEPT >/dev/null 2>&1",
 			 ipt, random() % 2 ? 'A' : 'D', any_name());
@@ -422,7 +427,7 @@ static void netns_cycler(void)
 	pid_t pid;
 	int status;
 
-	while (!sh->stop) {
+	while (!stopped()) {
 		pid = fork();
 		if (!pid) {
 			if (unshare(CLONE_NEWNET))
@@ -457,7 +462,7 @@ static pid_t spawn(void (*fn)(void), const char *ipt, unsigned int seed)
 
 static void ioctl_worker(void)
 {
-	while (!sh->stop)
+	while (!stopped())
 		one_op();
 }
 
@@ -514,7 +519,7 @@ int main(int argc, char **argv)
 	pids[n++] = spawn(NULL, "iptables-nft", 5);
 	pids[n++] = spawn(netns_cycler, NULL, 6);
 	sleep(seconds);
-	sh->stop = 1;
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++)
 		waitpid(pids[i], NULL, 0);
 	seconds = time(NULL) - t0;
