@@ -404,8 +404,9 @@ static int run(const char *cmd)
 /*
  * Insert and delete rules on the shared names. iptables exits 1 when the
  * kernel refuses (the filter is missing: ENOENT) or the rule to delete
- * is not there, and 4 for a resource problem: documented outcomes here;
- * anything else (a crash, a parameter problem) is not.
+ * is not there, 2 when libxt_bloom finds no filter of that name before
+ * asking the kernel, and 4 for a resource problem: documented outcomes
+ * here; anything else (a crash, another parameter problem) is not.
  */
 static void ruler(const char *ipt)
 {
@@ -421,14 +422,15 @@ static void ruler(const char *ipt)
 			 ipt, add ? 'A' : 'D', any_name(), out);
 		st = run(cmd);
 		count(add ? K_RULE_ADD : K_RULE_DEL, st ? 1 : 0);
-		if (st != 0 && st != 1 && st != 4) {
-			f = fopen(out, "r");
-			if (!f || !fgets(line, sizeof(line), f))
-				line[0] = 0;
-			if (f)
-				fclose(f);
+		if (st == 0 || st == 1 || st == 4)
+			continue;
+		f = fopen(out, "r");
+		if (!f || !fgets(line, sizeof(line), f))
+			line[0] = 0;
+		if (f)
+			fclose(f);
+		if (st != 2 || !strstr(line, "no filter named"))
 			bad("%s exits %d: %.60s", ipt, st, line);
-		}
 	}
 }
 
