@@ -56,10 +56,60 @@ static u32 valid_prefix(struct batch *x, u32 n)
 	return i;
 }
 
+/*
+ * Under RCU: ADD and TEST on aging contents, key by key: a test looks in
+ * every generation, an add goes to the newest (renewing a key an older
+ * one holds) and counts the keys no generation held.
+ */
+static void apply_aged(struct batch *x, struct bloom_filter *f,
+		       struct bloom_contents *c, u32 n)
+{
+	struct bloom_bits *newest;
+	u32 i;
+
+	memset(x->present, 0, sizeof(x->present));
+	for (i = 0; i < n; i++) {
+		int at = bloom_age_find(c, x->h[i], &newest);
+
+		if (at >= 0)
+			x->present[i / 64] |= 1ULL << (i % 64);
+		x->b->hits += x->cmd == BLOOM_IOC_TEST ? at >= 0 : at < 0;
+		if (x->cmd != BLOOM_IOC_ADD || !at)
+			continue;
+		if (x->key_type == BLOOM_KEY_NET) {
+			size_t len;
+			const struct bloom_key_net *key = record(x, i, &len);
+
+			bloom_note_plen(newest, key->plen);
+		}
+		bloom_add_hash(&c->core, newest, x->h[i]);
+	}
+	/* Like the packet path: over capacity asks for a rotation. */
+	if (x->cmd == BLOOM_IOC_ADD && (c->core.g.age_flags & BLOOM_AGE_F_FULL) &&
+	    bloom_over_capacity(&c->core.g, bloom_word_read(&newest->inserted)))
+		bloom_age_kick(f, c);
+}
+
 /* Apply the command to @n valid keys; returns how many it applied. */
-static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
+static u32 apply(struct batch *x, struct bloom_filter *f,
+		 struct bloom_contents *c, u32 n, int *err)
 {
 	u32 i, done = n;
+
+	if (bloom_aged(c)) {
+		if (x->cmd != BLOOM_IOC_ADD && x->cmd != BLOOM_IOC_TEST) {
+			*err = -EOPNOTSUPP;
+			return 0;
+		}
+		for (i = 0; i < n; i++) {
+			size_t len;
+			const void *key = record(x, i, &len);
+
+			x->h[i] = bloom_hash(&c->core, key, len);
+		}
+		apply_aged(x, f, c, n);
+		return n;
+	}
 
 	for (i = 0; i < n; i++) {
 		size_t len;
@@ -123,7 +173,7 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 			return -EFAULT;
 		ok = valid_prefix(x, n);
 		rcu_read_lock();
-		done = apply(x, rcu_dereference(f->contents), ok, &err);
+		done = apply(x, f, rcu_dereference(f->contents), ok, &err);
 		rcu_read_unlock();
 		x->b->done += done;
 		if (!err && ok < n)
@@ -175,10 +225,18 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 	x->cmd = cmd;
 	x->key_type = bloom_key_type(f);
 	err = stride_check(x->key_type, b->stride);
-	if (!err && cmd == BLOOM_IOC_DEL) {
+	if (!err && (cmd == BLOOM_IOC_DEL || cmd == BLOOM_IOC_COUNT)) {
+		const struct bloom_contents *c;
+
+		/*
+		 * DEL needs counting contents; neither DEL nor COUNT makes
+		 * sense across generations. Contents swapped in meanwhile
+		 * are caught again in apply().
+		 */
 		rcu_read_lock();
-		if (rcu_dereference(f->contents)->core.g.layout !=
-		    BLOOM_LAYOUT_COUNTING)
+		c = rcu_dereference(f->contents);
+		if (bloom_aged(c) || (cmd == BLOOM_IOC_DEL &&
+				      c->core.g.layout != BLOOM_LAYOUT_COUNTING))
 			err = -EOPNOTSUPP;
 		rcu_read_unlock();
 	}
@@ -202,6 +260,8 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	__le64 *bounce;
 	int err = 0;
 
+	if (bloom_aged(c))
+		return -EOPNOTSUPP;
 	bloom_snap_make_hdr(&c->core, &c->bits, &s->hdr);
 	/* Changed under bn->lock; a chunked reader compares it per call. */
 	s->generation = READ_ONCE(c->generation);

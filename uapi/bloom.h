@@ -73,6 +73,18 @@ struct bloom_key_flow {
 #define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED)
 
 /*
+ * Aging (time-decaying) filters: G generations of the same geometry
+ * behind one name. Add goes to the newest, test looks in all of them;
+ * a rotation (every period, when the newest holds its capacity with
+ * BLOOM_AGE_F_FULL, or on request) empties the oldest and makes it the
+ * newest. The capacity is per generation, that is per window.
+ */
+#define BLOOM_GENERATIONS_MIN	2
+#define BLOOM_GENERATIONS_MAX	8
+#define BLOOM_AGE_F_FULL	(1U << 0)	/* rotate when the newest is full */
+#define BLOOM_AGE_F_ALL		(BLOOM_AGE_F_FULL)
+
+/*
  * A snapshot file: this header, little-endian, then @payload_len bytes
  * of the array as little-endian 64-bit words. @checksum is xxh64 (seed 0)
  * over the header with @checksum zeroed, followed by the payload. Bits

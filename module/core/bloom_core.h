@@ -25,6 +25,9 @@ struct bloom_geom {
 	u8	layout;		/* enum bloom_layout */
 	u8	key_type;	/* enum bloom_key_type */
 	u16	flags;		/* BLOOM_F_* */
+	u8	gens;		/* aging: G generations; 0 when plain */
+	u8	age_flags;	/* BLOOM_AGE_F_* */
+	u32	period_ms;	/* aging: rotation period; 0 = none */
 };
 
 /* The geometry plus what probing derives from it; immutable. */
