@@ -34,12 +34,6 @@ static u64 now_ns(void)
 	return ktime_get_boottime_ns();
 }
 
-/* Array @i (0..G) of aging contents; for plain contents only 0. */
-struct bloom_bits *bloom_age_array(struct bloom_contents *c, unsigned int i)
-{
-	return (struct bloom_bits *)((u8 *)&c->bits + i * c->age.stride);
-}
-
 /* New aging contents: the arrays are zeroed, all born now. */
 int bloom_age_init(struct bloom_contents *c)
 {

@@ -192,3 +192,4 @@ int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 	r->users = max(atomic_read(&f->users), 0);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_filter_report);

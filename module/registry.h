@@ -181,7 +181,13 @@ static inline bool bloom_aged(const struct bloom_contents *c)
 	return c->core.g.gens;
 }
 
-struct bloom_bits *bloom_age_array(struct bloom_contents *c, unsigned int i);
+/* Array @i (0..G) of aging contents; plain contents have only 0. */
+static inline struct bloom_bits *bloom_age_array(struct bloom_contents *c,
+						 unsigned int i)
+{
+	return (struct bloom_bits *)((u8 *)&c->bits + i * c->age.stride);
+}
+
 int bloom_age_init(struct bloom_contents *c);
 void bloom_age_free(struct bloom_contents *c);
 int bloom_age_find(struct bloom_contents *c, u64 h, struct bloom_bits **newest);
