@@ -91,6 +91,10 @@ static void window_holds_for_g_minus_1_rotations(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gen_bits_set(f, i), 0);
 	KUNIT_EXPECT_FALSE(test, bloom_test(f, "key", 3));
 	KUNIT_EXPECT_EQ(test, rotations(f), (u64)GENS);
+	/* The dropped array comes back as the newest: emptied. */
+	KUNIT_EXPECT_EQ(test, bloom_rotate(f), 0);
+	for (i = 0; i < GENS; i++)
+		KUNIT_EXPECT_EQ(test, gen_bits_set(f, i), 0);
 	bloom_put(f);
 	KUNIT_EXPECT_EQ(test, bloom_registry_destroy(&init_net, "kunit_age"), 0);
 }

@@ -373,3 +373,122 @@ int bloom_registry_rotate(struct net *net, const char *name)
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_rotate);
+
+/* Under c->age.lock. */
+static const struct bloom_age_view *view_locked(struct bloom_contents *c)
+{
+	return rcu_dereference_protected(c->age.view,
+					 lockdep_is_held(&c->age.lock));
+}
+
+#define GEN_WORDS	(sizeof(struct bloom_snap_gen) / sizeof(u64))
+
+/**
+ * bloom_age_snap_hdr() - the snapshot header of aging contents
+ * @c: held aging contents
+ * @h: filled in, checksum zero
+ */
+void bloom_age_snap_hdr(struct bloom_contents *c, struct bloom_snap_hdr *h)
+{
+	const struct bloom_age_view *v;
+	u64 inserted = 0, plens[BLOOM_PLEN_WORDS];
+	unsigned int i;
+
+	bloom_snap_make_hdr(&c->core, &c->bits, h);
+	mutex_lock(&c->age.lock);
+	v = view_locked(c);
+	rcu_read_lock();	/* for bloom_plens_rcu(); the lock would do */
+	bloom_plens_rcu(c, plens);
+	rcu_read_unlock();
+	for (i = 0; i < c->core.g.gens; i++)
+		inserted += bloom_word_read(&bloom_age_array(c, v->live[i])->inserted);
+	mutex_unlock(&c->age.lock);
+	h->inserted = cpu_to_le64(inserted);
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		h->plens[i] = cpu_to_le64(plens[i]);
+}
+
+/* Word @f of the record of the generation at @pos, in view @v. */
+static u64 gen_word(struct bloom_contents *c, const struct bloom_age_view *v,
+		    unsigned int pos, unsigned int f, u64 now)
+{
+	const struct bloom_bits *b = bloom_age_array(c, v->live[pos]);
+	u64 birth = v->birth[v->live[pos]];
+
+	switch (f) {
+	case 0:
+		return now > birth ? div_u64(now - birth, NSEC_PER_MSEC) : 0;
+	case 1:
+		return bloom_word_read(&b->inserted);
+	default:
+		return bloom_word_read(&b->plens[f - 2]);
+	}
+}
+
+/**
+ * bloom_age_snap_words() - words of the snapshot payload of aging contents
+ * @c: held aging contents
+ * @first: the first word, from the start of the payload
+ * @n: how many; the range is inside the payload
+ * @out: filled in, little-endian
+ *
+ * Holds age.lock, so that no array is emptied while it is copied: keep
+ * @n small (a bounce buffer), and copy to userspace without the lock.
+ */
+void bloom_age_snap_words(struct bloom_contents *c, u64 first, u64 n,
+			  __le64 *out)
+{
+	u64 rec = c->core.g.gens * GEN_WORDS, nw = c->core.nwords, w = first;
+	const struct bloom_age_view *v;
+	u64 now = now_ns();
+
+	mutex_lock(&c->age.lock);
+	v = view_locked(c);
+	for (; w < first + n && w < rec; w++)
+		*out++ = cpu_to_le64(gen_word(c, v, w / GEN_WORDS,
+					      w % GEN_WORDS, now));
+	while (w < first + n) {
+		u64 pos = (w - rec) / nw, i = (w - rec) % nw;
+		u64 run = min(first + n - w, nw - i);
+
+		bloom_words_to_le(&bloom_age_array(c, v->live[pos])->words[i],
+				  out, run);
+		out += run;
+		w += run;
+	}
+	mutex_unlock(&c->age.lock);
+}
+
+/**
+ * bloom_age_restore() - give new aging contents a snapshot's generations
+ * @c: aging contents not yet published, arrays loaded newest first
+ * @gens: the snapshot's records, newest first, checksum verified
+ *
+ * The ages resume: a generation saved at age a was born a ago.
+ *
+ * Return: 0, or -EINVAL for prefix lengths past 128 (nothing is used).
+ */
+int bloom_age_restore(struct bloom_contents *c,
+		      const struct bloom_snap_gen *gens)
+{
+	struct bloom_age_view *v = rcu_dereference_protected(c->age.view, 1);
+	u64 now = now_ns();
+	unsigned int i, j;
+
+	for (i = 0; i < c->core.g.gens; i++)
+		if (le64_to_cpu(gens[i].plens[BLOOM_PLEN_WORDS - 1]) >> 1)
+			return -EINVAL;
+	for (i = 0; i < c->core.g.gens; i++) {
+		struct bloom_bits *b = bloom_age_array(c, v->live[i]);
+		u64 age = le64_to_cpu(gens[i].age_ms);
+
+		bloom_word_set(&b->inserted, le64_to_cpu(gens[i].inserted));
+		for (j = 0; j < BLOOM_PLEN_WORDS; j++)
+			bloom_word_set(&b->plens[j],
+				       le64_to_cpu(gens[i].plens[j]));
+		age = age > div_u64(now, NSEC_PER_MSEC) ? now :
+		      age * NSEC_PER_MSEC;
+		v->birth[v->live[i]] = now - age;
+	}
+	return 0;
+}

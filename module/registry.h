@@ -201,6 +201,12 @@ void bloom_age_stop(struct bloom_filter *f);
 void bloom_age_report(struct bloom_contents *c, struct bloom_report *r,
 		      u64 *hist);
 
+void bloom_age_snap_hdr(struct bloom_contents *c, struct bloom_snap_hdr *h);
+void bloom_age_snap_words(struct bloom_contents *c, u64 first, u64 n,
+			  __le64 *out);
+int bloom_age_restore(struct bloom_contents *c,
+		      const struct bloom_snap_gen *gens);
+
 int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 			struct bloom_report *r);
 

@@ -92,6 +92,21 @@ struct bloom_key_flow {
  */
 #define BLOOM_SNAP_MAGIC	0x464d4c42	/* "BLMF" */
 #define BLOOM_SNAP_VERSION	2
+/*
+ * Version 3: an aging filter. @reserved[0] holds the generations G in
+ * bits 0-7, BLOOM_AGE_F_* in bits 8-15 and the period in ms in bits
+ * 32-63; @inserted is the sum and @plens the union over generations.
+ * The payload is G struct bloom_snap_gen, then the G arrays, both
+ * newest first: @payload_len = G * (40 + the array's bytes). Plain
+ * filters are still written as version 2.
+ */
+#define BLOOM_SNAP_VERSION_AGING	3
+
+struct bloom_snap_gen {
+	__le64	age_ms;		/* since it became the newest */
+	__le64	inserted;
+	__le64	plens[BLOOM_PLEN_WORDS];
+};
 
 struct bloom_snap_hdr {
 	__le32	magic;

@@ -128,6 +128,7 @@ static inline bool bloom_over_capacity(const struct bloom_geom *g,
 	return inserted > g->capacity;
 }
 
+u64 bloom_snap_payload_bytes(const struct bloom_core *c);
 int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info);
 void bloom_snap_make_hdr(const struct bloom_core *c,

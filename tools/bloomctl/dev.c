@@ -194,7 +194,7 @@ static const char *dev_unsupported(const char *name)
 
 	if (!dev_info(name, &in) && in.generations)
 		snprintf(buf, sizeof(buf),
-			 "%s is an aging filter: halve, union, intersect, estimate, del, count and save do not apply to it",
+			 "%s is an aging filter: halve, union, intersect, estimate, del and count do not apply to it",
 			 name);
 	else
 		snprintf(buf, sizeof(buf), "%s is not a counting filter", name);

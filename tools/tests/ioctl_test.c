@@ -524,6 +524,68 @@ static int present(const char *name, __u32 v4)
 	return bit & 1;
 }
 
+/* Save and restore an aging filter: generations, their order and ages. */
+static void test_aging_snapshot(void)
+{
+	struct bloom_ioc_gen gen[BLOOM_GENERATIONS_MAX];
+	const struct bloom_snap_gen *rec;
+	struct bloom_snap_hdr *h;
+	struct bloom_ioc_info in;
+	struct bloom_key_addr k;
+	unsigned char *buf;
+	size_t len;
+
+	create_aged("as", 3, 0, 0, 0);
+	addr4(&k, 1);
+	batch(BLOOM_IOC_ADD, "as", &k, 1, sizeof(k), NULL, NULL);
+	name_cmd(BLOOM_IOC_ROTATE, "as");
+	addr4(&k, 2);
+	batch(BLOOM_IOC_ADD, "as", &k, 1, sizeof(k), NULL, NULL);
+	usleep(300000);		/* every generation at least 300 ms old */
+	buf = save("as", &len);
+	result(buf != NULL, "SAVE of an aging filter");
+	if (!buf)
+		return;
+	h = (void *)buf;
+	rec = (const void *)(buf + sizeof(*h));
+	result(h->version == BLOOM_SNAP_VERSION_AGING &&
+	       h->reserved[0] == 3 && h->inserted == 2 &&
+	       h->payload_len == 3 * (sizeof(*rec) + 8192),
+	       "SAVE writes version 3: G, the sum of inserted, G records and arrays");
+	result(rec[0].inserted == 1 && rec[1].inserted == 1 &&
+	       rec[2].inserted == 0 && rec[0].age_ms >= 300,
+	       "the records are newest first, with ages (%llu ms)",
+	       (unsigned long long)rec[0].age_ms);
+	seal(buf, len);
+	expect_err("RESTORE of an aging snapshot", restore("as2", buf, len, 0),
+		   0);
+	info_gens("as2", &in, gen);
+	result(in.generations == 3 && gen[0].inserted == 1 &&
+	       gen[1].inserted == 1 && gen[2].inserted == 0 &&
+	       present("as2", 1) == 1 && present("as2", 2) == 1,
+	       "the restored filter has the generations in order");
+	result(gen[0].age_ms >= rec[0].age_ms && gen[1].age_ms >= rec[1].age_ms,
+	       "the restored generations resume their ages (%llu >= %llu ms)",
+	       (unsigned long long)gen[0].age_ms,
+	       (unsigned long long)rec[0].age_ms);
+	name_cmd(BLOOM_IOC_ROTATE, "as2");
+	name_cmd(BLOOM_IOC_ROTATE, "as2");
+	result(present("as2", 1) == 0 && present("as2", 2) == 1,
+	       "restored generations drop in order: the older key first");
+	((struct bloom_snap_gen *)rec)[1].plens[BLOOM_PLEN_WORDS - 1] = 2;
+	seal(buf, len);
+	expect_err("RESTORE with a bad generation record is EINVAL",
+		   restore("as2", buf, len, BLOOM_RESTORE_REPLACE), -EINVAL);
+	buf[len - 1] ^= 1;
+	expect_err("RESTORE of a damaged aging snapshot is EBADMSG",
+		   restore("as2", buf, len, BLOOM_RESTORE_REPLACE), -EBADMSG);
+	result(present("as2", 1) == 0 && present("as2", 2) == 1,
+	       "a refused restore changes nothing");
+	free(buf);
+	destroy("as");
+	destroy("as2");
+}
+
 /* Aging filters: creation, generations in INFO, forced rotation, refusals. */
 static void test_aging(void)
 {
@@ -566,6 +628,10 @@ static void test_aging(void)
 	result(in.bits_set == 0 && gen[0].bits_set == 0 &&
 	       gen[1].bits_set == 0 && gen[2].bits_set == 0,
 	       "after G rotations no generation has a bit set");
+	name_cmd(BLOOM_IOC_ROTATE, "ag");
+	info_gens("ag", &in, gen);
+	result(in.bits_set == 0,
+	       "the dropped generation comes back as the newest, empty");
 	/* ADD renews a key an older generation holds. */
 	batch(BLOOM_IOC_ADD, "ag", k, 1, sizeof(k[0]), NULL, NULL);
 	name_cmd(BLOOM_IOC_ROTATE, "ag");
@@ -592,6 +658,7 @@ static void test_aging(void)
 	       "CLEAR keeps the generations and empties them");
 	destroy("ag");
 	destroy("pl");
+	test_aging_snapshot();
 	/* Count-based: the newest holds 4 keys, the 5th asks for a rotation. */
 	expect_err("CREATE rotating when full (capacity 4)",
 		   create_aged("af", 2, 0, BLOOM_AGE_F_FULL, 4), 0);
