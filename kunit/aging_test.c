@@ -61,8 +61,8 @@ static bool wait_rotations(struct bloom_filter *f, u64 n)
 {
 	int ms;
 
-	for (ms = 0; ms < WAIT_MS && rotations(f) < n; ms += 5)
-		msleep(5);
+	for (ms = 0; ms < WAIT_MS && rotations(f) < n; ms += 20)
+		msleep(20);
 	return rotations(f) >= n;
 }
 
