@@ -3,6 +3,17 @@
  * The in-kernel API (bloom.h): what xt_bloom and other modules use.
  * Tests and adds run under rcu_read_lock() against the filter's current
  * contents, take no lock and never sleep.
+ *
+ * On an aging filter of G generations rotated every T (aging.c), a test
+ * looks in every generation and an add goes to the newest (a key found
+ * only in an older one is added again, which renews it). A key is then
+ * present for at least (G - 1) T and at most G T after its last add:
+ * false positives are possible, false negatives inside that window are
+ * not. Rotations on top of the timer's (the newest full, with
+ * BLOOM_AGE_F_FULL, or bloom_rotate()) each shorten the window by up to
+ * T; in rotations, a key is present until G - 1 rotations have
+ * completed after its add returned, and gone (unless a false positive)
+ * after G that began after it.
  */
 #include <linux/export.h>
 #include <linux/percpu.h>
@@ -72,13 +83,22 @@ static void count(struct bloom_filter *f, bool hit)
 		this_cpu_inc(f->stats->misses);
 }
 
+/* Under rcu_read_lock(): plain contents probe one array, aging ones G. */
+static bool test_hash_rcu(struct bloom_contents *c, u64 h)
+{
+	struct bloom_bits *newest;
+
+	if (likely(!bloom_aged(c)))
+		return bloom_test_hash(&c->core, &c->bits, h);
+	return bloom_age_find(c, h, &newest) >= 0;
+}
+
 /* Under rcu_read_lock(). */
 static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 
-	return bloom_test_hash(&c->core, &c->bits,
-			       bloom_hash(&c->core, key, len));
+	return test_hash_rcu(c, bloom_hash(&c->core, key, len));
 }
 
 /**
@@ -109,15 +129,24 @@ EXPORT_SYMBOL_GPL(bloom_test);
  * ipset, it stops adding new keys there (tests still answer) and says so
  * once per contents in the kernel log.
  */
-static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c)
+static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c,
+			struct bloom_bits *b)
 {
 	/*
 	 * A racy read: concurrent adders may each take the last place,
 	 * going past capacity by at most their number.
 	 */
 	if (!bloom_over_capacity(&c->core.g,
-				 bloom_word_read(&c->bits.inserted) + 1))
+				 bloom_word_read(&b->inserted) + 1))
 		return false;
+	/*
+	 * An aging filter that rotates when full keeps adding to the newest
+	 * until the rotation it asks for has run: briefly over capacity.
+	 */
+	if (c->core.g.age_flags & BLOOM_AGE_F_FULL) {
+		bloom_age_kick(f, c);
+		return false;
+	}
 	/* Test first: a full filter under a flood writes no shared line. */
 	if (!test_bit(BLOOM_C_FULL_WARNED, &c->flags) &&
 	    !test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
@@ -134,20 +163,26 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	int ret = bloom_key_check(c->core.g.key_type, key, len);
+	struct bloom_bits *b = &c->bits;
+	int at = 0;
 	u64 h;
 
 	if (ret)
 		return ret;
 	h = bloom_hash(&c->core, key, len);
-	if (bloom_test_hash(&c->core, &c->bits, h))
+	/* Aging: a key seen in an older generation is renewed in the newest. */
+	if (unlikely(bloom_aged(c)))
+		at = bloom_age_find(c, h, &b);
+	else if (!bloom_test_hash(&c->core, b, h))
+		at = -1;
+	if (at == 0)
 		ret = 1;
-	else if (at_capacity(f, c))
-		return -ENOSPC;
+	else if (at_capacity(f, c, b))
+		return at > 0 ? 1 : -ENOSPC;
 	/* Even a key that tests present must be probed at its length. */
 	if (c->core.g.key_type == BLOOM_KEY_NET)
-		bloom_note_plen(&c->bits,
-				((const struct bloom_key_net *)key)->plen);
-	return ret ?: !bloom_add_hash(&c->core, &c->bits, h);
+		bloom_note_plen(b, ((const struct bloom_key_net *)key)->plen);
+	return ret ?: !bloom_add_hash(&c->core, b, h) || at > 0;
 }
 
 /**
@@ -178,7 +213,9 @@ EXPORT_SYMBOL_GPL(bloom_add);
  * @len: its length
  *
  * For dedup: of two racing calls with the same new key, at least one
- * returns 0. Counts a hit or a miss in the filter's stats.
+ * returns 0. Counts a hit or a miss in the filter's stats. On an aging
+ * filter it answers "seen within the window" (see the top of this file)
+ * and renews the key: a key seen again and again stays present.
  *
  * Return: 1 if the key was (probably) present already, 0 if it is new,
  * -EINVAL for a malformed key, -ENOSPC if it is new and the filter is
@@ -198,6 +235,26 @@ int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 EXPORT_SYMBOL_GPL(bloom_test_and_add);
 
 /**
+ * bloom_rotate() - rotate a held aging filter now
+ * @f: the filter
+ *
+ * Drops the oldest generation: keys added before the last G - 1
+ * rotations are forgotten. Process context only: it waits for a grace
+ * period and for a rotation in progress.
+ *
+ * Return: 0, -EOPNOTSUPP for a plain filter, -EINTR, -ENOMEM.
+ */
+int bloom_rotate(struct bloom_filter *f)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+	int err = bloom_aged(c) ? bloom_age_rotate(c) : -EOPNOTSUPP;
+
+	bloom_contents_put(c);
+	return err;
+}
+EXPORT_SYMBOL_GPL(bloom_rotate);
+
+/**
  * bloom_test_net() - is an address inside any prefix of a net filter?
  * @f: a held filter of type BLOOM_KEY_NET
  * @addr: the address, 16 bytes (IPv4 v4-mapped)
@@ -208,6 +265,7 @@ EXPORT_SYMBOL_GPL(bloom_test_and_add);
  */
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 {
+	u64 plens[BLOOM_PLEN_WORDS];
 	struct bloom_key_net key = {};
 	struct bloom_contents *c;
 	bool hit = false;
@@ -215,15 +273,14 @@ bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 
 	rcu_read_lock();
 	c = rcu_dereference(f->contents);
+	bloom_plens_rcu(c, plens);
 	for (plen = 128; plen >= 0 && !hit; plen--) {
-		if (!(bloom_word_read(&c->bits.plens[plen / 64]) &
-		      (1ULL << (plen % 64))))
+		if (!(plens[plen / 64] & (1ULL << (plen % 64))))
 			continue;
 		memcpy(key.addr, addr, 16);
 		bloom_net_mask(key.addr, plen);
 		key.plen = plen;
-		hit = bloom_test_hash(&c->core, &c->bits,
-				      bloom_hash(&c->core, &key, sizeof(key)));
+		hit = test_hash_rcu(c, bloom_hash(&c->core, &key, sizeof(key)));
 	}
 	rcu_read_unlock();
 	count(f, hit);

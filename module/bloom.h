@@ -2,7 +2,9 @@
 /*
  * The in-kernel API of bloom.ko: named filters of a network namespace,
  * for xt_bloom and any other module. Every call but bloom_get() and
- * bloom_put() is lockless; all are callable from softirq.
+ * bloom_put() is lockless; all but bloom_rotate() are callable from
+ * softirq. They work on aging filters unchanged: see api.c for the window a key
+ * stays present in.
  */
 #ifndef _BLOOM_H
 #define _BLOOM_H
@@ -20,5 +22,6 @@ bool bloom_test(struct bloom_filter *f, const void *key, size_t len);
 int bloom_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);
+int bloom_rotate(struct bloom_filter *f);
 
 #endif /* _BLOOM_H */

@@ -58,13 +58,14 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 		.bits = cr->bits, .hashes = cr->hashes, .seed = cr->seed,
 		.capacity = cr->capacity, .layout = cr->layout,
 		.key_type = cr->key_type, .flags = cr->flags,
+		.gens = cr->generations, .age_flags = cr->age_flags,
+		.period_ms = cr->period_ms,
 	};
 	bool by_rate = cr->fpr_ppb;
 	struct bloom_contents *c;
 	long err;
 
-	if (names_check(cr->name, NULL) || !zeroed(cr->reserved,
-						   sizeof(cr->reserved)))
+	if (names_check(cr->name, NULL) || cr->reserved0 || cr->reserved)
 		return -EINVAL;
 	if (by_rate ? (cr->bits || cr->hashes || !cr->capacity) :
 		      !(cr->bits && cr->hashes))
@@ -77,6 +78,10 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 		err = bloom_geom_size(cr->capacity, cr->fpr_ppb, g.layout, &g);
 		if (err)
 			return err;
+		/* Sizing fills in m and k only. */
+		g.gens = cr->generations;
+		g.age_flags = cr->age_flags;
+		g.period_ms = cr->period_ms;
 	}
 	err = bloom_registry_prepare(net, cr->name, &g, &c);
 	if (err)
@@ -103,6 +108,8 @@ static long ioc_name(struct net *net, void *arg, unsigned int cmd)
 		return bloom_registry_destroy(net, n->name);
 	case BLOOM_IOC_CLEAR:
 		return bloom_registry_clear(net, n->name);
+	case BLOOM_IOC_ROTATE:
+		return bloom_registry_rotate(net, n->name);
 	default:
 		return bloom_registry_halve(net, n->name);
 	}
@@ -113,7 +120,8 @@ static int estimate(struct bloom_filter *f, struct bloom_contents *a,
 {
 	struct bloom_ioc_pair *p = arg;
 	u64 *hist;
-	int err = bloom_geom_same(&a->core, &b->core);
+	int err = bloom_aged(a) || bloom_aged(b) ? -EOPNOTSUPP :
+		  bloom_geom_same(&a->core, &b->core);
 
 	if (err)
 		return err;
@@ -148,13 +156,31 @@ static long ioc_pair(struct net *net, void *arg, unsigned int cmd)
 	}
 }
 
+/* The generations of an aging filter, newest first, when asked for. */
+static int put_gens(struct bloom_ioc_info *in, const struct bloom_report *r)
+{
+	struct bloom_ioc_gen gen[BLOOM_GENERATIONS_MAX] = {};
+	u32 i;
+
+	if (!in->gens || !in->generations)
+		return 0;
+	for (i = 0; i < in->generations; i++) {
+		gen[i].age_ms = r->gen[i].age_ms;
+		gen[i].inserted = r->gen[i].st.inserted;
+		gen[i].bits_set = r->gen[i].st.bits_set;
+		gen[i].fill_ppb = r->gen[i].st.fill_ppb;
+	}
+	return copy_to_user(u64_to_user_ptr(in->gens), gen,
+			    sizeof(gen[0]) * in->generations) ? -EFAULT : 0;
+}
+
 static int info(struct bloom_filter *f, struct bloom_contents *c,
 		struct bloom_contents *unused, void *arg)
 {
 	struct bloom_ioc_info *in = arg;
 	const struct bloom_geom *g = &c->core.g;
 	struct bloom_report r;
-	int i, err = bloom_filter_report(f, c, &r);
+	int err = bloom_filter_report(f, c, &r);
 
 	if (err)
 		return err;
@@ -172,24 +198,32 @@ static int info(struct bloom_filter *f, struct bloom_contents *c,
 	in->mem_bytes = r.st.mem_bytes;
 	in->hits = r.hits;
 	in->misses = r.misses;
-	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-		in->plens[i] = bloom_word_read(&c->bits.plens[i]);
+	rcu_read_lock();
+	bloom_plens_rcu(c, in->plens);
+	rcu_read_unlock();
 	in->users = r.users;
 	in->capacity = g->capacity;
-	return 0;
+	in->generations = g->gens;
+	in->period_ms = g->period_ms;
+	in->age_flags = g->age_flags;
+	in->rotations = r.rotations;
+	return put_gens(in, &r);
 }
 
 static long ioc_info(struct net *net, void *arg)
 {
 	struct bloom_ioc_info *in = arg;
 	char name[BLOOM_NAME_MAX];
+	u64 gens = in->gens;
 
-	if (in->reserved0 || !zeroed(in->reserved, sizeof(in->reserved)))
+	if (in->generations || in->period_ms || in->age_flags ||
+	    in->rotations)
 		return -EINVAL;
-	/* Only the name is input: everything else is output, zeroed first. */
+	/* Only the name and @gens are input: the rest is output, zeroed. */
 	memcpy(name, in->name, sizeof(name));
 	memset(in, 0, sizeof(*in));
 	memcpy(in->name, name, sizeof(name));
+	in->gens = gens;
 	if (names_check(in->name, NULL))
 		return -EINVAL;
 	return bloom_registry_read(net, in->name, NULL, info, in);
@@ -304,6 +338,7 @@ static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_SAVE,	false, bloom_ioc_save },
 	{ BLOOM_IOC_RESTORE,	true,  bloom_ioc_restore },
 	{ BLOOM_IOC_LIMITS,	false, do_limits },
+	{ BLOOM_IOC_ROTATE,	true,  ioc_name },
 };
 
 static long bloom_ioctl(struct file *file, unsigned int cmd,

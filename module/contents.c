@@ -11,9 +11,37 @@
 #include <kunit/visibility.h>
 #include "registry.h"
 
+/* One array with its counters, padded so that the next starts aligned. */
+static size_t array_stride(const struct bloom_core *core)
+{
+	struct bloom_contents *c;
+
+	return ALIGN(struct_size(&c->bits, words, core->nwords),
+		     BLOOM_BLOCK_BITS / 8);
+}
+
+/**
+ * bloom_contents_bytes() - the size of contents of a valid geometry
+ * @core: the geometry's core
+ *
+ * An aging filter has G + 1 arrays: its G generations and the spare.
+ *
+ * Return: the bytes bloom_contents_new() allocates and the namespace
+ * limit counts.
+ */
+size_t bloom_contents_bytes(const struct bloom_core *core)
+{
+	struct bloom_contents *c;
+
+	if (!core->g.gens)
+		return struct_size(c, bits.words, core->nwords);
+	return offsetof(struct bloom_contents, bits) +
+	       array_stride(core) * (core->g.gens + 1);
+}
+
 size_t bloom_contents_size(const struct bloom_contents *c)
 {
-	return struct_size(c, bits.words, c->core.nwords);
+	return bloom_contents_bytes(&c->core);
 }
 
 /*
@@ -44,12 +72,17 @@ struct bloom_contents *bloom_contents_new(const struct bloom_geom *g)
 	struct bloom_core core;
 
 	bloom_core_init(&core, g);
-	c = array_alloc(struct_size(c, bits.words, core.nwords));
+	c = array_alloc(bloom_contents_bytes(&core));
 	if (!c)
 		return NULL;
 	c->core = core;
 	refcount_set(&c->ref, 1);
 	spin_lock_init(&c->del_lock);
+	c->age.stride = array_stride(&core);
+	if (g->gens && bloom_age_init(c)) {
+		kvfree(c);
+		return NULL;
+	}
 	return c;
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_new);
@@ -57,6 +90,7 @@ EXPORT_SYMBOL_IF_KUNIT(bloom_contents_new);
 /* Contents never published: no reader can have seen them. */
 void bloom_contents_free(struct bloom_contents *c)
 {
+	bloom_age_free(c);
 	kvfree(c);
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_free);
@@ -90,8 +124,12 @@ struct bloom_contents *bloom_contents_get(struct bloom_filter *f)
  */
 void bloom_contents_put(struct bloom_contents *c)
 {
-	if (refcount_dec_and_test(&c->ref))
-		kvfree_rcu(c, rcu);
+	if (!refcount_dec_and_test(&c->ref))
+		return;
+	/* The view is read under the same RCU sections as the contents. */
+	if (bloom_aged(c))
+		kfree_rcu(rcu_dereference_protected(c->age.view, 1), rcu);
+	kvfree_rcu(c, rcu);
 }
 
 /**
@@ -139,7 +177,10 @@ int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 	if (!hist)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
-	bloom_stats(&c->core, &c->bits, hist, &r->st);
+	if (bloom_aged(c))
+		bloom_age_report(c, r, hist);
+	else
+		bloom_stats(&c->core, &c->bits, hist, &r->st);
 	kfree(hist);
 	/* Per-CPU counters: a sum racing with updates is only approximate. */
 	for_each_possible_cpu(cpu) {
@@ -151,3 +192,4 @@ int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 	r->users = max(atomic_read(&f->users), 0);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_filter_report);

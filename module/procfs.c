@@ -41,6 +41,24 @@ static void bloom_seq_stop(struct seq_file *seq, void *v)
 		bloom_filter_put(v);
 }
 
+/*
+ * Aging columns, after the others: G, the period in ms and, newest first,
+ * each generation's age in ms and inserted count ("-" when plain).
+ */
+static void show_gens(struct seq_file *seq, const struct bloom_geom *g,
+		      const struct bloom_report *r)
+{
+	unsigned int i;
+
+	seq_printf(seq, " %4u %10u ", g->gens, g->period_ms);
+	if (!g->gens)
+		seq_putc(seq, '-');
+	for (i = 0; i < g->gens; i++)
+		seq_printf(seq, "%s%llu:%llu", i ? "," : "", r->gen[i].age_ms,
+			   r->gen[i].st.inserted);
+	seq_putc(seq, '\n');
+}
+
 static void show_filter(struct seq_file *seq, struct bloom_filter *f,
 			const char *name)
 {
@@ -48,16 +66,18 @@ static void show_filter(struct seq_file *seq, struct bloom_filter *f,
 	const struct bloom_geom *g = &c->core.g;
 	struct bloom_report r;
 
-	if (!bloom_filter_report(f, c, &r))
-		seq_printf(seq, "%-31s %-11s %-9s %12llu %2u %12llu %12llu %3llu.%02llu%% %10llu %12llu %5u %s\n",
+	if (!bloom_filter_report(f, c, &r)) {
+		seq_printf(seq, "%-31s %-11s %-9s %12llu %2u %12llu %12llu %3llu.%02llu%% %10llu %12llu %5u %-5s",
 			   name, layout_names[g->layout],
 			   key_names[g->key_type], g->bits, g->hashes,
 			   g->capacity, r.st.inserted,
 			   r.st.fill_ppb / 10000000,
 			   r.st.fill_ppb / 100000 % 100, r.st.est_fpr_ppb,
 			   r.st.mem_bytes, r.users,
-			   bloom_over_capacity(g, r.st.inserted) ?
-			   "over" : "ok");
+			   bloom_over_capacity(g, g->gens ? r.gen[0].st.inserted :
+					       r.st.inserted) ? "over" : "ok");
+		show_gens(seq, g, &r);
+	}
 	bloom_contents_put(c);
 }
 
@@ -66,10 +86,10 @@ static int bloom_seq_show(struct seq_file *seq, void *v)
 	char name[BLOOM_NAME_MAX];
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %s\n",
+		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %-5s %4s %10s %s\n",
 			   "name", "layout", "key", "m", "k", "capacity",
 			   "inserted", "fill", "fpr_ppb", "bytes", "users",
-			   "state");
+			   "state", "gens", "period_ms", "age_ms:inserted");
 		return 0;
 	}
 	rcu_read_lock();

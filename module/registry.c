@@ -161,6 +161,7 @@ static int replace_contents(struct bloom_net *bn, struct bloom_filter *f,
 	bump_generation(bn, c);
 	rcu_assign_pointer(f->contents, c);
 	bloom_contents_put(old);
+	bloom_age_arm(f, c);
 	return 0;
 }
 
@@ -177,6 +178,7 @@ static struct bloom_filter *filter_alloc(const char *name)
 		goto free;
 	strscpy(n->s, name, sizeof(n->s));
 	RCU_INIT_POINTER(f->name, n);
+	bloom_age_work_init(f);
 	refcount_set(&f->ref, 1);	/* the registry's */
 	return f;
 free:
@@ -207,6 +209,7 @@ static int add_filter(struct bloom_net *bn, const char *name,
 	bn->nfilters++;
 	bn->bytes += bloom_contents_size(c);
 	list_add_tail_rcu(&f->list, &bn->filters);
+	bloom_age_arm(f, c);
 	return 0;
 }
 
@@ -227,13 +230,12 @@ int bloom_registry_room(struct net *net, const struct bloom_geom *g,
 {
 	struct bloom_net *bn = bloom_net(net);
 	struct bloom_filter *f = NULL;
-	struct bloom_contents *c;
 	struct bloom_core core;
 	size_t need, was = 0;
 	int err;
 
 	bloom_core_init(&core, g);
-	need = struct_size(c, bits.words, core.nwords);
+	need = bloom_contents_bytes(&core);
 	err = lock_registry(bn);
 	if (err)
 		return err;
@@ -377,13 +379,16 @@ int bloom_registry_destroy(struct net *net, const char *name)
 		err = -EBUSY;
 	} else {
 		list_del_rcu(&f->list);
+		WRITE_ONCE(f->unlisted, true);
 		bn->nfilters--;
 		bn->bytes -= bloom_contents_size(contents_locked(bn, f));
 	}
 	mutex_unlock(&bn->lock);
-	if (!err)
-		bloom_filter_put(f);
-	return err;
+	if (err)
+		return err;
+	bloom_age_stop(f);
+	bloom_filter_put(f);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_destroy);
 
@@ -477,6 +482,9 @@ int bloom_registry_swap(struct net *net, const char *a, const char *b)
 	}
 	rcu_assign_pointer(fa->contents, cb);
 	rcu_assign_pointer(fb->contents, ca);
+	/* Each filter's work now rotates the contents it has. */
+	bloom_age_arm(fa, cb);
+	bloom_age_arm(fb, ca);
 unlock:
 	mutex_unlock(&bn->lock);
 	return err;
@@ -533,7 +541,8 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
  * the first fold and one in the new contents on the same folded counter
  * count once, so a later delete of one can remove the other.
  *
- * Return: 0, -ENOENT, -EINVAL (cannot be halved), -ENOMEM, -EINTR.
+ * Return: 0, -ENOENT, -EINVAL (cannot be halved), -EOPNOTSUPP (an aging
+ * filter), -ENOMEM, -EINTR.
  */
 int bloom_registry_halve(struct net *net, const char *name)
 {
@@ -551,7 +560,8 @@ int bloom_registry_halve(struct net *net, const char *name)
 	if (err)
 		goto unlock;
 	old = contents_locked(bn, f);
-	err = bloom_halve_geom(&old->core.g, &g);
+	/* Folding G arrays while they rotate is not worth its complexity. */
+	err = bloom_aged(old) ? -EOPNOTSUPP : bloom_halve_geom(&old->core.g, &g);
 	if (err)
 		goto unlock;
 	c = bloom_contents_new(&g);
@@ -621,7 +631,8 @@ static int combine(struct bloom_net *bn, struct bloom_contents *cd,
  * @src: the filter read; same geometry and seed as @dst
  * @intersect: intersect rather than unite
  *
- * Return: 0, -ENOENT, -EINVAL (geometry or seed differ), -ENOMEM, -EINTR.
+ * Return: 0, -ENOENT, -EINVAL (geometry or seed differ), -EOPNOTSUPP
+ * (an aging filter), -ENOMEM, -EINTR.
  */
 int bloom_registry_combine(struct net *net, const char *dst,
 			   const char *src, bool intersect)
@@ -641,7 +652,9 @@ int bloom_registry_combine(struct net *net, const char *dst,
 		goto unlock;
 	cd = contents_locked(bn, fd);
 	cs = contents_locked(bn, fs);
-	err = bloom_geom_same(&cd->core, &cs->core);
+	/* Generations of two aging filters have unrelated ages. */
+	err = bloom_aged(cd) || bloom_aged(cs) ? -EOPNOTSUPP :
+	      bloom_geom_same(&cd->core, &cs->core);
 	if (!err)
 		err = combine(bn, cd, cs, intersect);
 unlock:
@@ -795,7 +808,15 @@ static void __net_exit bloom_net_exit(struct net *net)
 
 	bloom_proc_net_exit(net);
 	mutex_lock(&bn->lock);
+	list_for_each_entry(f, &bn->filters, list)
+		WRITE_ONCE(f->unlisted, true);
+	/*
+	 * The rotation work takes no registry lock: stopping it here is
+	 * safe. bloom_age_stop() waits a grace period per armed filter;
+	 * a namespace has few aging filters.
+	 */
 	list_for_each_entry_safe(f, tmp, &bn->filters, list) {
+		bloom_age_stop(f);
 		list_del_rcu(&f->list);
 		bloom_filter_put(f);
 	}

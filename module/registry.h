@@ -16,6 +16,18 @@
  * Lockless readers (the packet path) see one or the other, never a mix;
  * readers that sleep (INFO, SAVE, /proc/net/bloom) hold a reference to
  * the contents instead of the registry lock.
+ *
+ * Aging contents (core.g.gens = G > 0, see aging.c) hold G + 1 arrays of
+ * the same geometry back to back from @bits, @age.stride bytes apart:
+ * G live generations and one spare kept empty. Which array is the newest,
+ * the order of the others and their birth times are in @age.view, a small
+ * RCU-published struct replaced whole by each rotation; an array dropped
+ * by a rotation is only emptied a grace period later, once no reader can
+ * still be using the view that listed it. Rotations of a contents are
+ * serialised by @age.lock. A filter's @age_work drives the rotations of
+ * whatever contents it has; it is armed when aging contents are
+ * published and cancelled, for good, when the filter is unlisted
+ * (destroy, namespace exit), before the registry's reference is dropped.
  */
 #ifndef _BLOOM_REGISTRY_H
 #define _BLOOM_REGISTRY_H
@@ -25,8 +37,24 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include "core/bloom_core.h"
 #include "bloom.h"
+
+/* Which array is which generation; replaced whole, under RCU. */
+struct bloom_age_view {
+	struct rcu_head rcu;
+	u8 live[BLOOM_GENERATIONS_MAX];	/* array indexes, newest first */
+	u8 spare;			/* empty, not probed */
+	u64 birth[BLOOM_GENERATIONS_MAX + 1];	/* ns, boot time, by array */
+};
+
+struct bloom_aging {
+	struct mutex lock;		/* serialises rotations */
+	struct bloom_age_view __rcu *view;	/* NULL when plain */
+	size_t stride;			/* bytes from one array to the next */
+	u64 rotations;			/* WRITE_ONCE under @lock */
+};
 
 struct bloom_contents {
 	struct rcu_head rcu;
@@ -34,11 +62,13 @@ struct bloom_contents {
 	spinlock_t del_lock;		/* bloom_contents_del() */
 	unsigned long flags;		/* BLOOM_C_* bits */
 	u64 generation;			/* WRITE_ONCE under bn->lock */
+	struct bloom_aging age;
 	struct bloom_core core;
 	struct bloom_bits bits;		/* flexible: last */
 };
 
 #define BLOOM_C_FULL_WARNED	0	/* over-capacity warning given */
+#define BLOOM_C_ROTATE_DUE	1	/* newest full: rotation requested */
 
 struct bloom_name {
 	struct rcu_head rcu;
@@ -57,6 +87,9 @@ struct bloom_filter {
 	struct bloom_name __rcu *name;
 	struct bloom_contents __rcu *contents;
 	struct bloom_pcpu_stats __percpu *stats;
+	struct delayed_work age_work;	/* aging.c */
+	bool unlisted;			/* no more age_work: WRITE_ONCE */
+	bool armed;			/* age_work was queued: bn->lock */
 	struct rcu_head rcu;
 };
 
@@ -105,6 +138,7 @@ int bloom_registry_room(struct net *net, const struct bloom_geom *g,
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace);
 int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set);
+int bloom_registry_rotate(struct net *net, const char *name);
 
 /*
  * Called with both filters' contents held, without the registry lock:
@@ -122,6 +156,7 @@ int bloom_registry_names(struct net *net, bloom_name_fn fn, void *arg);
 struct bloom_filter *bloom_registry_nth(struct net *net, loff_t n);
 
 /* contents.c */
+size_t bloom_contents_bytes(const struct bloom_core *core);
 struct bloom_contents *bloom_contents_new(const struct bloom_geom *g);
 void bloom_contents_free(struct bloom_contents *c);
 struct bloom_contents *bloom_contents_get(struct bloom_filter *f);
@@ -129,11 +164,50 @@ void bloom_contents_put(struct bloom_contents *c);
 size_t bloom_contents_size(const struct bloom_contents *c);
 int bloom_contents_del(struct bloom_contents *c, u64 h);
 
+struct bloom_gen_report {
+	u64 age_ms;
+	struct bloom_stats st;
+};
+
 struct bloom_report {
 	struct bloom_stats st;
 	u64 hits, misses;
 	u32 users;
+	u64 rotations;			/* aging */
+	struct bloom_gen_report gen[BLOOM_GENERATIONS_MAX];	/* newest first */
 };
+
+/* aging.c */
+static inline bool bloom_aged(const struct bloom_contents *c)
+{
+	return c->core.g.gens;
+}
+
+/* Array @i (0..G) of aging contents; plain contents have only 0. */
+static inline struct bloom_bits *bloom_age_array(struct bloom_contents *c,
+						 unsigned int i)
+{
+	return (struct bloom_bits *)((u8 *)&c->bits + i * c->age.stride);
+}
+
+int bloom_age_init(struct bloom_contents *c);
+void bloom_age_free(struct bloom_contents *c);
+int bloom_age_find(struct bloom_contents *c, u64 h, struct bloom_bits **newest);
+u64 bloom_age_rotations(struct bloom_contents *c);
+void bloom_plens_rcu(struct bloom_contents *c, u64 plens[BLOOM_PLEN_WORDS]);
+void bloom_age_kick(struct bloom_filter *f, struct bloom_contents *c);
+int bloom_age_rotate(struct bloom_contents *c);
+void bloom_age_work_init(struct bloom_filter *f);
+void bloom_age_arm(struct bloom_filter *f, struct bloom_contents *c);
+void bloom_age_stop(struct bloom_filter *f);
+void bloom_age_report(struct bloom_contents *c, struct bloom_report *r,
+		      u64 *hist);
+
+void bloom_age_snap_hdr(struct bloom_contents *c, struct bloom_snap_hdr *h);
+void bloom_age_snap_words(struct bloom_contents *c, u64 first, u64 n,
+			  __le64 *out);
+int bloom_age_restore(struct bloom_contents *c,
+		      const struct bloom_snap_gen *gens);
 
 int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 			struct bloom_report *r);

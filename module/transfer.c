@@ -56,10 +56,60 @@ static u32 valid_prefix(struct batch *x, u32 n)
 	return i;
 }
 
+/*
+ * Under RCU: ADD and TEST on aging contents, key by key: a test looks in
+ * every generation, an add goes to the newest (renewing a key an older
+ * one holds) and counts the keys no generation held.
+ */
+static void apply_aged(struct batch *x, struct bloom_filter *f,
+		       struct bloom_contents *c, u32 n)
+{
+	struct bloom_bits *newest;
+	u32 i;
+
+	memset(x->present, 0, sizeof(x->present));
+	for (i = 0; i < n; i++) {
+		int at = bloom_age_find(c, x->h[i], &newest);
+
+		if (at >= 0)
+			x->present[i / 64] |= 1ULL << (i % 64);
+		x->b->hits += x->cmd == BLOOM_IOC_TEST ? at >= 0 : at < 0;
+		if (x->cmd != BLOOM_IOC_ADD || !at)
+			continue;
+		if (x->key_type == BLOOM_KEY_NET) {
+			size_t len;
+			const struct bloom_key_net *key = record(x, i, &len);
+
+			bloom_note_plen(newest, key->plen);
+		}
+		bloom_add_hash(&c->core, newest, x->h[i]);
+	}
+	/* Like the packet path: over capacity asks for a rotation. */
+	if (x->cmd == BLOOM_IOC_ADD && (c->core.g.age_flags & BLOOM_AGE_F_FULL) &&
+	    bloom_over_capacity(&c->core.g, bloom_word_read(&newest->inserted)))
+		bloom_age_kick(f, c);
+}
+
 /* Apply the command to @n valid keys; returns how many it applied. */
-static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
+static u32 apply(struct batch *x, struct bloom_filter *f,
+		 struct bloom_contents *c, u32 n, int *err)
 {
 	u32 i, done = n;
+
+	if (bloom_aged(c)) {
+		if (x->cmd != BLOOM_IOC_ADD && x->cmd != BLOOM_IOC_TEST) {
+			*err = -EOPNOTSUPP;
+			return 0;
+		}
+		for (i = 0; i < n; i++) {
+			size_t len;
+			const void *key = record(x, i, &len);
+
+			x->h[i] = bloom_hash(&c->core, key, len);
+		}
+		apply_aged(x, f, c, n);
+		return n;
+	}
 
 	for (i = 0; i < n; i++) {
 		size_t len;
@@ -123,7 +173,7 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 			return -EFAULT;
 		ok = valid_prefix(x, n);
 		rcu_read_lock();
-		done = apply(x, rcu_dereference(f->contents), ok, &err);
+		done = apply(x, f, rcu_dereference(f->contents), ok, &err);
 		rcu_read_unlock();
 		x->b->done += done;
 		if (!err && ok < n)
@@ -175,10 +225,18 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 	x->cmd = cmd;
 	x->key_type = bloom_key_type(f);
 	err = stride_check(x->key_type, b->stride);
-	if (!err && cmd == BLOOM_IOC_DEL) {
+	if (!err && (cmd == BLOOM_IOC_DEL || cmd == BLOOM_IOC_COUNT)) {
+		const struct bloom_contents *c;
+
+		/*
+		 * DEL needs counting contents; neither DEL nor COUNT makes
+		 * sense across generations. Contents swapped in meanwhile
+		 * are caught again in apply().
+		 */
 		rcu_read_lock();
-		if (rcu_dereference(f->contents)->core.g.layout !=
-		    BLOOM_LAYOUT_COUNTING)
+		c = rcu_dereference(f->contents);
+		if (bloom_aged(c) || (cmd == BLOOM_IOC_DEL &&
+				      c->core.g.layout != BLOOM_LAYOUT_COUNTING))
 			err = -EOPNOTSUPP;
 		rcu_read_unlock();
 	}
@@ -198,11 +256,14 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 {
 	struct bloom_ioc_save *s = arg;
 	u8 __user *out = u64_to_user_ptr(s->buf);
-	u64 total = bloom_array_bytes(&c->core), at;
+	u64 total = bloom_snap_payload_bytes(&c->core), at;
 	__le64 *bounce;
 	int err = 0;
 
-	bloom_snap_make_hdr(&c->core, &c->bits, &s->hdr);
+	if (bloom_aged(c))
+		bloom_age_snap_hdr(c, &s->hdr);
+	else
+		bloom_snap_make_hdr(&c->core, &c->bits, &s->hdr);
 	/* Changed under bn->lock; a chunked reader compares it per call. */
 	s->generation = READ_ONCE(c->generation);
 	if (s->offset > total || s->len > total - s->offset ||
@@ -214,8 +275,12 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	for (at = 0; at < s->len && !err; at += BOUNCE_BYTES) {
 		u64 n = min_t(u64, BOUNCE_BYTES, s->len - at);
 
-		bloom_words_to_le(&c->bits.words[(s->offset + at) / 8], bounce,
-				  n / 8);
+		if (bloom_aged(c))
+			bloom_age_snap_words(c, (s->offset + at) / 8, n / 8,
+					     bounce);
+		else
+			bloom_words_to_le(&c->bits.words[(s->offset + at) / 8],
+					  bounce, n / 8);
 		if (copy_to_user(out + at, bounce, n))
 			err = -EFAULT;
 		else if (fatal_signal_pending(current))
@@ -223,6 +288,14 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 		cond_resched();
 	}
 	kfree(bounce);
+	/*
+	 * Aging: a rotation changes the payload as a replacement does. The
+	 * count is read after the copy, so that a rotation since an earlier
+	 * chunk or during this one changes @generation: the reader starts
+	 * over. (Replacements stay far below 2^32.)
+	 */
+	if (bloom_aged(c))
+		s->generation += bloom_age_rotations(c) << 32;
 	return err;
 }
 
@@ -245,12 +318,39 @@ long bloom_ioc_save(struct net *net, void *arg, unsigned int cmd)
 	return bloom_registry_read(net, s->name, NULL, save, s);
 }
 
-/* Copy the payload in, checking it against the header's checksum. */
-static int load_payload(struct bloom_contents *c, const u8 __user *in,
-			const struct bloom_snap_hdr *hdr, u64 checksum)
+/* Copy one array in, feeding the checksum. */
+static int load_array(bloom_hash_state *st, struct bloom_bits *b,
+		      const u8 __user *in, u64 total, __le64 *bounce)
 {
-	u64 total = bloom_array_bytes(&c->core), at;
+	u64 at;
+
+	for (at = 0; at < total; at += BOUNCE_BYTES) {
+		u64 n = min_t(u64, BOUNCE_BYTES, total - at);
+
+		if (copy_from_user(bounce, in + at, n))
+			return -EFAULT;
+		bloom_hash_update(st, bounce, n);
+		bloom_words_from_le(&b->words[at / 8], bounce, n / 8);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Copy the payload in, checking it against the header's checksum: for
+ * an aging filter the generations' records into @gens, then its arrays,
+ * newest first, into arrays 0..G-1 (the view of new contents).
+ */
+static int load_payload(struct bloom_contents *c, const u8 __user *in,
+			const struct bloom_snap_hdr *hdr, u64 checksum,
+			struct bloom_snap_gen *gens)
+{
+	u64 bytes = bloom_array_bytes(&c->core);
+	size_t rec = c->core.g.gens * sizeof(*gens);
 	bloom_hash_state *st;
+	unsigned int i;
 	__le64 *bounce;
 	int err = 0;
 
@@ -261,19 +361,13 @@ static int load_payload(struct bloom_contents *c, const u8 __user *in,
 		goto out;
 	}
 	bloom_snap_csum_begin(st, hdr);
-	for (at = 0; at < total && !err; at += BOUNCE_BYTES) {
-		u64 n = min_t(u64, BOUNCE_BYTES, total - at);
-
-		if (copy_from_user(bounce, in + at, n)) {
-			err = -EFAULT;
-			break;
-		}
-		bloom_hash_update(st, bounce, n);
-		bloom_words_from_le(&c->bits.words[at / 8], bounce, n / 8);
-		if (fatal_signal_pending(current))
-			err = -EINTR;
-		cond_resched();
-	}
+	if (rec && copy_from_user(gens, in, rec))
+		err = -EFAULT;
+	bloom_hash_update(st, gens, rec);
+	for (i = 0; i < max_t(unsigned int, c->core.g.gens, 1) && !err; i++)
+		err = load_array(st, bloom_age_array(c, i), in + rec + i * bytes,
+				 bytes, bounce) ?:
+		      bloom_bits_check_tail(&c->core, bloom_age_array(c, i));
 	if (!err && bloom_hash_final(st) != checksum)
 		err = -EBADMSG;
 out:
@@ -299,6 +393,7 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 {
 	struct bloom_ioc_restore *r = arg;
 	const u8 __user *in = u64_to_user_ptr(r->buf);
+	struct bloom_snap_gen gens[BLOOM_GENERATIONS_MAX];
 	struct bloom_snap_info info;
 	struct bloom_snap_hdr hdr;
 	struct bloom_contents *c;
@@ -322,15 +417,19 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 	c = bloom_contents_new(&info.geom);
 	if (!c)
 		return -ENOMEM;
-	err = load_payload(c, in + sizeof(hdr), &hdr, info.checksum) ?:
-	      bloom_bits_check_tail(&c->core, &c->bits);
+	err = load_payload(c, in + sizeof(hdr), &hdr, info.checksum, gens);
+	if (!err && bloom_aged(c))
+		err = bloom_age_restore(c, gens);
 	if (err) {
 		bloom_contents_free(c);
 		return err;
 	}
-	bloom_word_set(&c->bits.inserted, info.inserted);
-	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-		bloom_word_set(&c->bits.plens[i], info.plens[i]);
+	/* An aging filter's counts are per generation: set from @gens. */
+	if (!bloom_aged(c)) {
+		bloom_word_set(&c->bits.inserted, info.inserted);
+		for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+			bloom_word_set(&c->bits.plens[i], info.plens[i]);
+	}
 	return bloom_registry_publish(net, r->name, c,
 				      r->flags & BLOOM_RESTORE_REPLACE);
 }

@@ -73,6 +73,18 @@ struct bloom_key_flow {
 #define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED)
 
 /*
+ * Aging (time-decaying) filters: G generations of the same geometry
+ * behind one name. Add goes to the newest, test looks in all of them;
+ * a rotation (every period, when the newest holds its capacity with
+ * BLOOM_AGE_F_FULL, or on request) empties the oldest and makes it the
+ * newest. The capacity is per generation, that is per window.
+ */
+#define BLOOM_GENERATIONS_MIN	2
+#define BLOOM_GENERATIONS_MAX	8
+#define BLOOM_AGE_F_FULL	(1U << 0)	/* rotate when the newest is full */
+#define BLOOM_AGE_F_ALL		(BLOOM_AGE_F_FULL)
+
+/*
  * A snapshot file: this header, little-endian, then @payload_len bytes
  * of the array as little-endian 64-bit words. @checksum is xxh64 (seed 0)
  * over the header with @checksum zeroed, followed by the payload. Bits
@@ -80,6 +92,21 @@ struct bloom_key_flow {
  */
 #define BLOOM_SNAP_MAGIC	0x464d4c42	/* "BLMF" */
 #define BLOOM_SNAP_VERSION	2
+/*
+ * Version 3: an aging filter. @reserved[0] holds the generations G in
+ * bits 0-7, BLOOM_AGE_F_* in bits 8-15 and the period in ms in bits
+ * 32-63; @inserted is the sum and @plens the union over generations.
+ * The payload is G struct bloom_snap_gen, then the G arrays, both
+ * newest first: @payload_len = G * (40 + the array's bytes). Plain
+ * filters are still written as version 2.
+ */
+#define BLOOM_SNAP_VERSION_AGING	3
+
+struct bloom_snap_gen {
+	__le64	age_ms;		/* since it became the newest */
+	__le64	inserted;
+	__le64	plens[BLOOM_PLEN_WORDS];
+};
 
 struct bloom_snap_hdr {
 	__le32	magic;

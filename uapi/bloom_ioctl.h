@@ -48,6 +48,13 @@ struct bloom_ioc_version {
  * floor(m ln 2 / k), the load at which k is optimal). The seed is
  * random unless BLOOM_F_FIXED_SEED. On success @bits, @hashes, @seed
  * and @capacity say what was created.
+ *
+ * An aging filter (see uapi/bloom.h) has @generations in
+ * [BLOOM_GENERATIONS_MIN, BLOOM_GENERATIONS_MAX]; it rotates every
+ * @period_ms (0: no timer) and, with BLOOM_AGE_F_FULL in @age_flags, when
+ * its newest generation holds @capacity keys. Sizing is per generation.
+ * A plain filter has all three zero. Memory is accounted for G + 1
+ * arrays (one is kept empty for the next rotation).
  */
 struct bloom_ioc_create {
 	char	name[BLOOM_NAME_MAX];
@@ -59,10 +66,18 @@ struct bloom_ioc_create {
 	__u8	layout;			/* enum bloom_layout */
 	__u8	key_type;		/* enum bloom_key_type */
 	__u16	flags;			/* BLOOM_F_* */
-	__u64	reserved[2];
+	__u32	period_ms;		/* in: aging period, 0 = none */
+	__u8	generations;		/* in: 0 = plain filter */
+	__u8	age_flags;		/* in: BLOOM_AGE_F_* */
+	__u16	reserved0;
+	__u64	reserved;
 };
 
-/* BLOOM_IOC_DESTROY, BLOOM_IOC_CLEAR, BLOOM_IOC_HALVE. */
+/*
+ * BLOOM_IOC_DESTROY, BLOOM_IOC_CLEAR, BLOOM_IOC_HALVE, BLOOM_IOC_ROTATE
+ * (an aging filter now drops its oldest generation; EOPNOTSUPP for a
+ * plain one).
+ */
 struct bloom_ioc_name {
 	char	name[BLOOM_NAME_MAX];
 	__u64	reserved;
@@ -108,7 +123,21 @@ struct bloom_ioc_batch {
 	__u64	reserved;
 };
 
-/* BLOOM_IOC_INFO: everything about one filter. */
+/* One generation of an aging filter, for BLOOM_IOC_INFO. */
+struct bloom_ioc_gen {
+	__u64	age_ms;			/* since it became the newest */
+	__u64	inserted;
+	__u64	bits_set;
+	__u64	fill_ppb;
+};
+
+/*
+ * BLOOM_IOC_INFO: everything about one filter. For an aging filter the
+ * stats are over all live generations (inserted and bits_set summed,
+ * fill_ppb the fullest, est_fpr_ppb that of the union of the answers),
+ * and when @gens is a user pointer to BLOOM_GENERATIONS_MAX structs,
+ * the first @generations are filled, newest first.
+ */
 struct bloom_ioc_info {
 	char	name[BLOOM_NAME_MAX];	/* in */
 	__u64	bits;
@@ -127,9 +156,12 @@ struct bloom_ioc_info {
 	__u64	misses;
 	__u64	plens[BLOOM_PLEN_WORDS];	/* net: prefix lengths held */
 	__u32	users;			/* rules and in-kernel holders */
-	__u32	reserved0;
+	__u32	generations;		/* out: aging: G; 0 when plain */
 	__u64	capacity;		/* distinct keys it was sized for */
-	__u64	reserved[3];
+	__u32	period_ms;		/* out: aging period */
+	__u32	age_flags;		/* out: BLOOM_AGE_F_* */
+	__u64	gens;			/* in: user pointer, or 0 */
+	__u64	rotations;		/* out: rotations so far */
 };
 
 /*
@@ -211,6 +243,7 @@ struct bloom_ioc_limits {
 #define BLOOM_IOC_SAVE		_IOWR(BLOOM_IOC_MAGIC, 16, struct bloom_ioc_save)
 #define BLOOM_IOC_RESTORE	_IOW(BLOOM_IOC_MAGIC, 17, struct bloom_ioc_restore)
 #define BLOOM_IOC_LIMITS	_IOWR(BLOOM_IOC_MAGIC, 18, struct bloom_ioc_limits)
-#define BLOOM_IOC_MAX_NR	18
+#define BLOOM_IOC_ROTATE	_IOW(BLOOM_IOC_MAGIC, 19, struct bloom_ioc_name)
+#define BLOOM_IOC_MAX_NR	19
 
 #endif /* _UAPI_BLOOM_IOCTL_H */

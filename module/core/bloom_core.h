@@ -25,6 +25,9 @@ struct bloom_geom {
 	u8	layout;		/* enum bloom_layout */
 	u8	key_type;	/* enum bloom_key_type */
 	u16	flags;		/* BLOOM_F_* */
+	u8	gens;		/* aging: G generations; 0 when plain */
+	u8	age_flags;	/* BLOOM_AGE_F_* */
+	u32	period_ms;	/* aging: rotation period; 0 = none */
 };
 
 /* The geometry plus what probing derives from it; immutable. */
@@ -125,6 +128,7 @@ static inline bool bloom_over_capacity(const struct bloom_geom *g,
 	return inserted > g->capacity;
 }
 
+u64 bloom_snap_payload_bytes(const struct bloom_core *c);
 int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info);
 void bloom_snap_make_hdr(const struct bloom_core *c,

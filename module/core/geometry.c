@@ -37,6 +37,13 @@ int bloom_geom_check(const struct bloom_geom *g)
 		return -EINVAL;
 	if (g->layout == BLOOM_LAYOUT_PARTITIONED && g->bits % g->hashes)
 		return -EINVAL;
+	/* A plain filter has no aging parameters; an aging one 2..MAX. */
+	if (!g->gens)
+		return g->period_ms || g->age_flags ? -EINVAL : 0;
+	if (g->gens < BLOOM_GENERATIONS_MIN ||
+	    g->gens > BLOOM_GENERATIONS_MAX ||
+	    (g->age_flags & ~BLOOM_AGE_F_ALL))
+		return -EINVAL;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_geom_check);

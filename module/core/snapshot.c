@@ -7,6 +7,23 @@
 #include "bloom_core.h"
 
 /**
+ * bloom_snap_payload_bytes() - the payload length of a snapshot
+ * @c: the filter's core
+ *
+ * Return: the array's bytes, or for an aging filter of G generations G
+ * records and G arrays.
+ */
+u64 bloom_snap_payload_bytes(const struct bloom_core *c)
+{
+	u64 gens = c->g.gens;
+
+	if (!gens)
+		return bloom_array_bytes(c);
+	return gens * (sizeof(struct bloom_snap_gen) + bloom_array_bytes(c));
+}
+EXPORT_SYMBOL_GPL(bloom_snap_payload_bytes);
+
+/**
  * bloom_snap_check_hdr() - validate a snapshot header
  * @h: the header, as read
  * @file_len: length of the whole snapshot (header and payload)
@@ -16,7 +33,7 @@
  *
  * Return: 0; -ENODATA shorter than a header; -EPROTO bad magic;
  * -EPROTONOSUPPORT unknown version or header length; -EINVAL impossible
- * geometry, zero capacity or non-zero reserved fields; -E2BIG geometry
+ * geometry or aging, zero capacity or non-zero reserved fields; -E2BIG geometry
  * over the cap; -EMSGSIZE payload length not the geometry's or not the
  * file's.
  */
@@ -25,15 +42,28 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 {
 	struct bloom_core c;
 	int i, err;
+	u16 version;
 
 	if (file_len < sizeof(*h))
 		return -ENODATA;
 	if (bloom_le32_to_cpu(h->magic) != BLOOM_SNAP_MAGIC)
 		return -EPROTO;
-	if (bloom_le16_to_cpu(h->version) != BLOOM_SNAP_VERSION ||
+	version = bloom_le16_to_cpu(h->version);
+	if ((version != BLOOM_SNAP_VERSION &&
+	     version != BLOOM_SNAP_VERSION_AGING) ||
 	    bloom_le16_to_cpu(h->hdr_len) != sizeof(*h))
 		return -EPROTONOSUPPORT;
 	memset(info, 0, sizeof(*info));
+	if (version == BLOOM_SNAP_VERSION_AGING) {
+		u64 age = bloom_le64_to_cpu(h->reserved[0]);
+
+		/* Bits 16-31 are zero; bloom_geom_check() judges the rest. */
+		if ((age >> 16 & 0xffff) || !(age & 0xff))
+			return -EINVAL;
+		info->geom.gens = age & 0xff;
+		info->geom.age_flags = age >> 8 & 0xff;
+		info->geom.period_ms = age >> 32;
+	}
 	info->geom.layout = h->layout;
 	info->geom.key_type = h->key_type;
 	info->geom.flags = bloom_le16_to_cpu(h->flags);
@@ -41,7 +71,8 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.bits = bloom_le64_to_cpu(h->bits);
 	info->geom.seed = bloom_le64_to_cpu(h->seed);
 	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
-	for (i = 0; i < (int)ARRAY_SIZE(h->reserved); i++)
+	for (i = version == BLOOM_SNAP_VERSION_AGING;
+	     i < (int)ARRAY_SIZE(h->reserved); i++)
 		if (h->reserved[i])
 			return -EINVAL;
 	err = bloom_geom_check(&info->geom);
@@ -57,7 +88,7 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	if (info->plens[BLOOM_PLEN_WORDS - 1] >> 1)
 		return -EINVAL;		/* prefix lengths beyond 128 */
 	bloom_core_init(&c, &info->geom);
-	if (info->payload_len != bloom_array_bytes(&c) ||
+	if (info->payload_len != bloom_snap_payload_bytes(&c) ||
 	    file_len - sizeof(*h) != info->payload_len)
 		return -EMSGSIZE;
 	return 0;
@@ -67,7 +98,8 @@ EXPORT_SYMBOL_GPL(bloom_snap_check_hdr);
 /**
  * bloom_snap_make_hdr() - fill a header for a filter, checksum zero
  * @c: the filter's core
- * @b: its contents
+ * @b: its contents (for an aging filter, the caller then sets the
+ *	inserted count and prefix lengths of all generations)
  * @h: the header to fill
  */
 void bloom_snap_make_hdr(const struct bloom_core *c,
@@ -87,7 +119,13 @@ void bloom_snap_make_hdr(const struct bloom_core *c,
 	h->seed = bloom_cpu_to_le64(c->g.seed);
 	h->capacity = bloom_cpu_to_le64(c->g.capacity);
 	h->inserted = bloom_cpu_to_le64(bloom_word_read(&b->inserted));
-	h->payload_len = bloom_cpu_to_le64(bloom_array_bytes(c));
+	h->payload_len = bloom_cpu_to_le64(bloom_snap_payload_bytes(c));
+	if (c->g.gens) {
+		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_AGING);
+		h->reserved[0] = bloom_cpu_to_le64(c->g.gens |
+						   (u64)c->g.age_flags << 8 |
+						   (u64)c->g.period_ms << 32);
+	}
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
 		h->plens[i] = bloom_cpu_to_le64(bloom_word_read(&b->plens[i]));
 }

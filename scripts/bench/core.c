@@ -5,7 +5,7 @@
  * beside one dependent random memory access over the same memory and
  * beside libbloom, all in one run so that the numbers compare.
  *
- *   bench-core [-o FILE] [-r REPS] [-e PPB] [N...]   (default N: 1e6 1e7 1e8)
+ *   bench-core [-o FILE] [-r REPS] [-e PPB] [-A] [N...]   (default N: 1e6 1e7 1e8)
  *
  * Per layout and N (8-byte keys, filter sized for N at PPB parts per 10^9,
  * default 1 %):
@@ -20,6 +20,15 @@
  * tab-separated "core LAYOUT N PPB METRIC MEDIAN MIN MAX" lines. Absent keys
  * also give the measured false-positive rate ("fpr", with the theory and
  * its standard deviation).
+ *
+ * -A: aging filters instead (blocked layout). Plain test of present and
+ * absent keys on a plain filter holding N keys, beside test-and-add on an
+ * aging filter of two generations of that geometry, the older holding
+ * N keys and the newest N/2, as module/api.c does it: probe the
+ * generations newest first through a view, add to the newest unless it
+ * holds the key. Keys are fresh ("absent", every generation probed, then
+ * added) or in the older generation only ("renewed", both probed, then
+ * added); "age_tadd_*" lines in FILE.
  */
 #include <math.h>
 #include <stdio.h>
@@ -306,6 +315,96 @@ static void run(u8 layout, u64 n, struct result *r)
 	record1(name, n, "memlat", r->lat);
 }
 
+#define AGE_GENS	2
+
+/* An aging filter as aging.c lays it out: arrays and a view of them. */
+struct age_view {
+	u8 live[AGE_GENS];
+};
+
+struct age {
+	struct bloom_core c;
+	struct bloom_bits *b[AGE_GENS + 1];
+	const struct age_view *view;
+	u64 n, sink;
+};
+
+/* bloom_age_find() then the add of add_rcu(): 1 if seen in any generation. */
+static int age_test_and_add(struct age *a, u64 h)
+{
+	const struct age_view *v = *(const struct age_view *volatile *)&a->view;
+	struct bloom_bits *newest = a->b[v->live[0]];
+	int i, at = -1;
+
+	for (i = 0; i < AGE_GENS; i++) {
+		if (bloom_test_hash(&a->c, a->b[v->live[i]], h)) {
+			at = i;
+			break;
+		}
+	}
+	if (at)
+		bloom_add_hash(&a->c, newest, h);
+	return at >= 0;
+}
+
+/* Test-and-add of OPS keys from @base on, each a new one. */
+static double t_age(struct age *a, u64 base)
+{
+	double t = now_ns();
+	u64 i, hits = 0;
+
+	for (i = 0; i < OPS; i++)
+		hits += age_test_and_add(a, hash_of(&a->c, base + i));
+	a->sink += hits;
+	return (now_ns() - t) / OPS;
+}
+
+static void run_aging(u64 n)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	static const struct age_view view = { .live = { 0, 1 } };
+	double v[2][MAXREPS], plain[2];
+	struct age a = { .n = n, .view = &view };
+	struct ctx x = { .n = n };
+	u64 bytes, i;
+	int r;
+
+	if (bloom_geom_size(n, fpr_ppb, BLOOM_LAYOUT_BLOCKED, &g))
+		exit(1);
+	bloom_core_init(&a.c, &g);
+	x.c = a.c;
+	bytes = bloom_array_bytes(&a.c);
+	for (i = 0; i <= AGE_GENS; i++)
+		a.b[i] = alloc_big(sizeof(*a.b[i]) + bytes);
+	x.b = alloc_big(sizeof(*x.b) + bytes);
+	for (i = 0; i < n; i++) {
+		bloom_add_hash(&x.c, x.b, hash_of(&x.c, i));
+		bloom_add_hash(&a.c, a.b[1], hash_of(&a.c, i));	/* older */
+	}
+	for (i = 0; i < n / 2; i++)	/* newest, other keys */
+		bloom_add_hash(&a.c, a.b[0], hash_of(&a.c, 16 * n + i));
+	timed(&x, "plain", "test_present", t_single, 0, &plain[0]);
+	timed(&x, "plain", "test_absent", t_single, n, &plain[1]);
+	/*
+	 * Every rep adds OPS keys to the newest: fresh keys from a range of
+	 * their own, renewed keys from the older generation's (each once when
+	 * N >= REPS * OPS).
+	 */
+	for (r = 0; r < reps; r++) {
+		v[0][r] = t_age(&a, 32 * n + (u64)r * OPS);
+		v[1][r] = t_age(&a, (u64)r * OPS % n);
+	}
+	printf("%-12s %10llu %7.1f | plain test p/a %5.1f %5.1f | aging G=2 test-and-add fresh/renewed %5.1f %5.1f\n",
+	       "blocked", (unsigned long long)n, bytes / 1048576.0, plain[0],
+	       plain[1], record("aging", n, "age_tadd_fresh", v[0], reps),
+	       record("aging", n, "age_tadd_renewed", v[1], reps));
+	if (a.sink + x.sink == 42)
+		printf("\n");
+	for (i = 0; i <= AGE_GENS; i++)
+		free(a.b[i]);
+	free(x.b);
+}
+
 /* libbloom: filled to n, then the same lookups one key at a time. */
 static void run_libbloom(u64 n, struct result *r)
 {
@@ -350,10 +449,13 @@ int main(int argc, char **argv)
 {
 	u64 sizes[8] = { 1000000, 10000000, 100000000 };
 	int nsizes = 3, si, opt;
+	bool aging = false;
 	u8 layout;
 
-	while ((opt = getopt(argc, argv, "o:r:e:")) != -1) {
-		if (opt == 'e')
+	while ((opt = getopt(argc, argv, "o:r:e:A")) != -1) {
+		if (opt == 'A')
+			aging = true;
+		else if (opt == 'e')
 			fpr_ppb = strtoull(optarg, NULL, 10);
 		else if (opt == 'o')
 			tsv = fopen(optarg, "a");
@@ -369,6 +471,13 @@ int main(int argc, char **argv)
 	for (; optind < argc && nsizes < 8; optind++)
 		sizes[nsizes++] = strtoull(argv[optind], NULL, 10);
 
+	if (aging) {
+		for (si = 0; si < nsizes; si++)
+			run_aging(sizes[si]);
+		printf("(ns per key, median of %d runs; renewed: the key is in the older generation only)\n",
+		       reps);
+		return 0;
+	}
 	printf("%-12s %10s %7s %5s %5s %5s | %11s %11s %11s %7s\n", "layout",
 	       "keys", "MiB", "load", "add/b", "add", "test p/a",
 	       "dep p/a", "batch p/a", "memlat");

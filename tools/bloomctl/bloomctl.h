@@ -62,6 +62,7 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 int parse_u64(const char *s, u64 *out);
+int parse_duration_ms(const char *s, u32 *out);
 int parse_count(const char *s, u64 *out);
 #define RATE_MIN	1e-9	/* false-positive rates: one part per 10^9 */
 #define RATE_MAX	0.5
@@ -218,7 +219,19 @@ struct geom_opts {
 	int layout, key_type;
 	bool seeded;
 	bool by_rate;		/* sized from capacity and rate */
+	u8 generations;		/* aging: 0 = plain */
+	u8 age_flags;		/* BLOOM_AGE_F_* */
+	u32 period_ms;
 };
+
+/* Aging options of create (long only). */
+#define OPT_GENERATIONS	0x101
+#define OPT_ROTATE	0x102
+#define OPT_ROTATE_FULL	0x103
+#define AGE_LONGOPTS							\
+	{ "generations", required_argument,	NULL, OPT_GENERATIONS },	\
+	{ "rotate",	required_argument,	NULL, OPT_ROTATE },	\
+	{ "rotate-full", no_argument,		NULL, OPT_ROTATE_FULL }
 
 #define GEOM_LONGOPTS						\
 	{ "capacity",	required_argument,	NULL, 'n' },	\
@@ -234,6 +247,8 @@ void geom_opts_init(struct geom_opts *o);
 bool geom_option(struct geom_opts *o, const char *cmd, int c,
 		 const char *arg);
 void geom_opts_finish(struct geom_opts *o, const char *cmd);
+bool age_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
+void age_opts_finish(struct geom_opts *o, const char *cmd);
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);
 const char *geom_problem(const struct bloom_geom *g);
@@ -276,6 +291,7 @@ int cmd_build(int argc, char **argv);
 int cmd_union(int argc, char **argv);
 int cmd_intersect(int argc, char **argv);
 int cmd_halve(int argc, char **argv);
+int cmd_rotate(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
 int cmd_help(int argc, char **argv);

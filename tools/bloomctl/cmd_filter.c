@@ -69,7 +69,11 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 		json_u64(&j, "hashes", cr->hashes);
 		json_u64(&j, "capacity", cr->capacity);
 		json_seed(&j, cr->seed);
-		json_u64(&j, "memory_bytes", bloom_array_bytes(&core));
+		json_u64(&j, "memory_bytes", bloom_array_bytes(&core) *
+			 (cr->generations ? cr->generations + 1 : 1));
+		json_u64(&j, "generations", cr->generations);
+		json_u64(&j, "rotate_ms", cr->period_ms);
+		json_bool(&j, "rotate_full", cr->age_flags & BLOOM_AGE_F_FULL);
 		json_bool(&j, "existed", existed);
 		json_close(&j, '}');
 		json_finish(&j);
@@ -81,6 +85,11 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 		       (unsigned long long)cr->bits, cr->hashes,
 		       (unsigned long long)cr->capacity, mem,
 		       (unsigned long long)cr->seed);
+		if (cr->generations)
+			printf("  aging: %u generations, rotated every %u ms%s; capacity and memory are per generation\n",
+			       cr->generations, cr->period_ms,
+			       cr->age_flags & BLOOM_AGE_F_FULL ?
+			       " and when the newest is full" : "");
 	}
 }
 
@@ -108,6 +117,9 @@ static const char *create_differs(const struct geom_opts *o,
 	if (o->seeded && (in->seed != o->seed ||
 			  !(in->flags & BLOOM_F_FIXED_SEED)))
 		return "its seed";
+	if (in->generations != o->generations ||
+	    in->period_ms != o->period_ms || in->age_flags != o->age_flags)
+		return "its aging (generations, --rotate, --rotate-full)";
 	return NULL;
 }
 
@@ -132,6 +144,9 @@ static void create_exists(const char *name, const struct geom_opts *o)
 	cr.key_type = in.key_type;
 	cr.seed = in.seed;
 	cr.capacity = in.capacity;
+	cr.generations = in.generations;
+	cr.period_ms = in.period_ms;
+	cr.age_flags = in.age_flags;
 	create_print(name, &cr, true);
 }
 
@@ -140,6 +155,7 @@ int cmd_create(int argc, char **argv)
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS, GEOM_LONGOPTS,
 		{ "exist",	no_argument,		NULL, 'x' },
+		AGE_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bloom_ioc_create cr;
@@ -153,13 +169,15 @@ int cmd_create(int argc, char **argv)
 				  longopts)) != -1) {
 		if (c == 'x')
 			exist = true;
-		else if (!geom_option(&o, argv[0], c, optarg))
+		else if (!age_option(&o, argv[0], c, optarg) &&
+			 !geom_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 1, 1, "NAME");
 	name = argv[optind];
 	check_name(argv[0], name);
 	geom_opts_finish(&o, argv[0]);
+	age_opts_finish(&o, argv[0]);
 
 	memset(&cr, 0, sizeof(cr));
 	name_copy(cr.name, name);
@@ -171,6 +189,9 @@ int cmd_create(int argc, char **argv)
 	cr.key_type = (u8)o.key_type;
 	cr.seed = o.seed;
 	cr.flags = o.seeded ? BLOOM_F_FIXED_SEED : 0;
+	cr.generations = o.generations;
+	cr.period_ms = o.period_ms;
+	cr.age_flags = o.age_flags;
 	err = dev_ioctl(BLOOM_IOC_CREATE, &cr);
 	if (err == -EEXIST && exist) {
 		create_exists(name, &o);
@@ -197,6 +218,9 @@ static int name_command(int argc, char **argv, unsigned long cmd,
 		if (err == -EINVAL && cmd == BLOOM_IOC_HALVE)
 			die("%s: its probe range is not a power of two (or is too small)",
 			    what_of(argv[0], argv[i]));
+		if (err == -EOPNOTSUPP && cmd == BLOOM_IOC_ROTATE)
+			die("%s: %s is not an aging filter (create it with --generations)",
+			    what_of(argv[0], argv[i]), argv[i]);
 		if (err)
 			die_dev(what_of(argv[0], argv[i]), err, argv[i]);
 		if (!opts.quiet)
@@ -218,6 +242,11 @@ int cmd_clear(int argc, char **argv)
 int cmd_halve(int argc, char **argv)
 {
 	return name_command(argc, argv, BLOOM_IOC_HALVE, "halved");
+}
+
+int cmd_rotate(int argc, char **argv)
+{
+	return name_command(argc, argv, BLOOM_IOC_ROTATE, "rotated");
 }
 
 int cmd_rename(int argc, char **argv)
@@ -272,7 +301,65 @@ static void plens_json(struct json *j, const struct bloom_ioc_info *in)
 	json_close(j, ']');
 }
 
-static void info_json(struct json *j, const struct bloom_ioc_info *in)
+/*
+ * Over what it was sized for: the capacity is per generation for an
+ * aging filter, so the newest is compared (without the generations, the
+ * total over G generations can only say "at most").
+ */
+static bool over_capacity(const struct bloom_ioc_info *in,
+			  const struct bloom_ioc_gen *gens)
+{
+	if (!in->generations)
+		return in->inserted > in->capacity;
+	if (gens)
+		return gens[0].inserted > in->capacity;
+	return in->inserted > in->capacity * in->generations;
+}
+
+/* Aging: G, the period, and each generation, newest first. */
+static void aging_json(struct json *j, const struct bloom_ioc_info *in,
+		       const struct bloom_ioc_gen *gens)
+{
+	u32 i;
+
+	json_u64(j, "generations", in->generations);
+	json_u64(j, "rotate_ms", in->period_ms);
+	json_bool(j, "rotate_full", in->age_flags & BLOOM_AGE_F_FULL);
+	json_u64(j, "rotations", in->rotations);
+	if (!gens)
+		return;
+	json_array(j, "generation");
+	for (i = 0; i < in->generations; i++) {
+		json_object(j, NULL);
+		json_u64(j, "age_ms", gens[i].age_ms);
+		json_u64(j, "inserted", gens[i].inserted);
+		json_u64(j, "bits_set", gens[i].bits_set);
+		json_double(j, "fill", (double)gens[i].fill_ppb / BLOOM_PPB);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void aging_text(const struct bloom_ioc_info *in,
+		       const struct bloom_ioc_gen *gens)
+{
+	u32 i;
+
+	printf("%-16s %u, rotated every %u ms%s (%llu rotations)\n",
+	       "generations:", in->generations, in->period_ms,
+	       in->age_flags & BLOOM_AGE_F_FULL ? " and when the newest is full" :
+	       "", (unsigned long long)in->rotations);
+	for (i = 0; i < in->generations; i++)
+		printf("  %-14s age %llu ms, inserted %llu, set %llu (%.2f%%)\n",
+		       i ? "older:" : "newest:",
+		       (unsigned long long)gens[i].age_ms,
+		       (unsigned long long)gens[i].inserted,
+		       (unsigned long long)gens[i].bits_set,
+		       (double)gens[i].fill_ppb / 1e7);
+}
+
+static void info_json(struct json *j, const struct bloom_ioc_info *in,
+		      const struct bloom_ioc_gen *gens)
 {
 	bool saturated = in->est_card == U64_MAX;
 
@@ -289,7 +376,7 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in)
 	json_double(j, "fill", (double)in->fill_ppb / BLOOM_PPB);
 	json_u64(j, "inserted", in->inserted);
 	json_u64(j, "capacity", in->capacity);
-	json_bool(j, "over_capacity", in->inserted > in->capacity);
+	json_bool(j, "over_capacity", over_capacity(in, gens));
 	if (saturated)
 		json_null(j, "estimated_keys");
 	else
@@ -302,6 +389,8 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in)
 	json_u64(j, "users", in->users);
 	if (in->key_type == BLOOM_KEY_NET)
 		plens_json(j, in);
+	if (in->generations)
+		aging_json(j, in, gens);
 	json_close(j, '}');
 }
 
@@ -316,7 +405,8 @@ static void plens_text(const struct bloom_ioc_info *in)
 	printf("   (on 128 bits: IPv4 /24 is 120)\n");
 }
 
-static void info_text(const struct bloom_ioc_info *in)
+static void info_text(const struct bloom_ioc_info *in,
+		      const struct bloom_ioc_gen *gens)
 {
 	char mem[32], fpr[32];
 
@@ -333,9 +423,11 @@ static void info_text(const struct bloom_ioc_info *in)
 	printf("%-16s %s\n", "memory:", mem);
 	printf("%-16s %llu (%.2f%%)\n", "set:",
 	       (unsigned long long)in->bits_set, (double)in->fill_ppb / 1e7);
-	printf("%-16s %llu\n", "inserted:", (unsigned long long)in->inserted);
-	printf("%-16s %llu%s\n", "capacity:", (unsigned long long)in->capacity,
-	       in->inserted > in->capacity ?
+	printf("%-16s %llu%s\n", "inserted:", (unsigned long long)in->inserted,
+	       in->generations ? " (all generations)" : "");
+	printf("%-16s %llu%s%s\n", "capacity:", (unsigned long long)in->capacity,
+	       in->generations ? " per generation" : "",
+	       over_capacity(in, gens) ?
 	       " (OVER CAPACITY: false positives above what it was sized for)" : "");
 	if (in->est_card == U64_MAX)
 		printf("%-16s saturated\n", "estimated keys:");
@@ -348,23 +440,40 @@ static void info_text(const struct bloom_ioc_info *in)
 	printf("%-16s %u\n", "users:", in->users);
 	if (in->key_type == BLOOM_KEY_NET)
 		plens_text(in);
+	if (in->generations)
+		aging_text(in, gens);
+}
+
+/* INFO with each generation of an aging filter; dies if it is gone. */
+static void info_gens(const char *cmd, const char *name,
+		      struct bloom_ioc_info *in, struct bloom_ioc_gen *gens)
+{
+	int err;
+
+	memset(in, 0, sizeof(*in));
+	name_copy(in->name, name);
+	in->gens = (uintptr_t)gens;
+	err = dev_ioctl(BLOOM_IOC_INFO, in);
+	if (err)
+		die_dev(what_of(cmd, name), err, name);
 }
 
 int cmd_info(int argc, char **argv)
 {
+	struct bloom_ioc_gen gens[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_ioc_info in;
 	struct json j;
 	int first = common_args(argc, argv);
 
 	positional(argv[0], argc - first, 1, 1, "NAME");
 	check_name(argv[0], argv[first]);
-	filter_key_type("info", argv[first], &in);
+	info_gens("info", argv[first], &in, gens);
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
-		info_json(&j, &in);
+		info_json(&j, &in, gens);
 		json_finish(&j);
 	} else if (!opts.quiet) {
-		info_text(&in);
+		info_text(&in, gens);
 	}
 	return EXIT_OK;
 }
@@ -382,7 +491,7 @@ static void list_row(struct table *t, const struct bloom_ioc_info *in)
 	table_cell(t, "%s", mem);
 	table_cell(t, "%.2f%%", (double)in->fill_ppb / 1e7);
 	table_cell(t, "%llu%s", (unsigned long long)in->inserted,
-		   in->inserted > in->capacity ? " OVER" : "");
+		   over_capacity(in, NULL) ? " OVER" : "");
 	table_cell(t, "%llu", (unsigned long long)in->capacity);
 	table_cell(t, "%u", in->users);
 }
@@ -407,7 +516,7 @@ static bool list_one(const char *name, bool names_only, struct table *t,
 	if (err)
 		die_dev(what_of("list", name), err, name);
 	if (opts.format == OUT_JSON)
-		info_json(j, &in);
+		info_json(j, &in, NULL);
 	else
 		list_row(t, &in);
 	return true;

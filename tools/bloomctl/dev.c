@@ -186,6 +186,21 @@ int dev_name_op(unsigned long cmd, const char *name)
 	return dev_ioctl(cmd, &n);
 }
 
+/* Why a command is not supported for filter @name (EOPNOTSUPP). */
+static const char *dev_unsupported(const char *name)
+{
+	static char buf[160];
+	struct bloom_ioc_info in;
+
+	if (!dev_info(name, &in) && in.generations)
+		snprintf(buf, sizeof(buf),
+			 "%s is an aging filter: halve, union, intersect, estimate, del and count do not apply to it",
+			 name);
+	else
+		snprintf(buf, sizeof(buf), "%s is not a counting filter", name);
+	return buf;
+}
+
 /**
  * dev_strerror() - what an ioctl's error means, in words
  * @err: a negative errno
@@ -209,8 +224,7 @@ const char *dev_strerror(int err, const char *name)
 			 "%s is in use by a rule or kernel user", name);
 		return buf;
 	case EOPNOTSUPP:
-		snprintf(buf, sizeof(buf), "%s is not a counting filter", name);
-		return buf;
+		return dev_unsupported(name);
 	case EPERM:
 	case EACCES:
 		return "needs CAP_NET_ADMIN";

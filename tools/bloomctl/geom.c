@@ -70,6 +70,43 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 	return true;
 }
 
+/* Handle one aging option of create; false if @c is not one. */
+bool age_option(struct geom_opts *o, const char *cmd, int c, const char *arg)
+{
+	u64 v;
+
+	switch (c) {
+	case OPT_GENERATIONS:
+		if (parse_u64(arg, &v) || v < BLOOM_GENERATIONS_MIN ||
+		    v > BLOOM_GENERATIONS_MAX)
+			usage_error(cmd, "bad number of generations '%s' (%d to %d)",
+				    arg, BLOOM_GENERATIONS_MIN,
+				    BLOOM_GENERATIONS_MAX);
+		o->generations = (u8)v;
+		break;
+	case OPT_ROTATE:
+		if (parse_duration_ms(arg, &o->period_ms))
+			usage_error(cmd, "bad rotation period '%s' (e.g. 60s, 500ms, 5m, 1h)",
+				    arg);
+		break;
+	case OPT_ROTATE_FULL:
+		o->age_flags |= BLOOM_AGE_F_FULL;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* --rotate or --rotate-full make an aging filter, of 2 generations by default. */
+void age_opts_finish(struct geom_opts *o, const char *cmd)
+{
+	if ((o->period_ms || o->age_flags) && !o->generations)
+		o->generations = BLOOM_GENERATIONS_MIN;
+	if (o->generations && !o->period_ms && !o->age_flags)
+		usage_error(cmd, "--generations needs --rotate PERIOD or --rotate-full (or both)");
+}
+
 /* Why a geometry given as --bits and --hashes is refused, or NULL. */
 const char *geom_problem(const struct bloom_geom *g)
 {

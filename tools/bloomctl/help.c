@@ -52,7 +52,14 @@ const struct command commands[] = {
 	  "(the kernel picks the smallest m and k for the layout), or m and k.\n\n"
 	  GEOMETRY_HELP
 	  "      --exist        no error if an identical filter (layout, key type,\n"
-	  "                     m and k, and seed if given) exists: scripts can rerun\n" },
+	  "                     m and k, and seed if given) exists: scripts can rerun\n"
+	  "\nAging (time-decaying) filters, for dedup (\"seen in the last T?\"):\n"
+	  "      --rotate T     rotate every T (500ms, 60s, 5m, 1h; plain number: s)\n"
+	  "      --generations G  generations, 2 to 8 (default 2 with --rotate)\n"
+	  "      --rotate-full  also rotate when the newest generation is full\n"
+	  "A key stays present for at least (G-1)*T and at most G*T after its last\n"
+	  "add (less when rotations come early: --rotate-full, 'bloomctl rotate').\n"
+	  "--capacity is per generation, that is per window; memory is G+1 arrays.\n" },
 	{ "destroy", cmd_destroy, "NAME...",
 	  "Destroy filters. A filter that a rule or kernel user holds is refused.\n" },
 	{ "rename", cmd_rename, "OLD NEW",
@@ -151,6 +158,9 @@ const struct command commands[] = {
 	  "Fold a filter to half its size, keeping every key (the false-positive\n"
 	  "rate rises). Needs a power-of-two probe range: m for standard and\n"
 	  "counting, m/k for partitioned, m/512 for blocked.\n" },
+	{ "rotate", cmd_rotate, "NAME...",
+	  "Rotate aging filters now: the oldest generation is emptied and becomes\n"
+	  "the newest. Keys added before the last G-1 rotations are forgotten.\n" },
 	{ "estimate", cmd_estimate, "NAME [OTHER]",
 	  "Estimate the number of distinct keys in a filter from its fill, or with\n"
 	  "two filters of the same geometry and seed, the sizes of their\n"

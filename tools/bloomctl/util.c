@@ -120,6 +120,39 @@ int parse_u64(const char *s, u64 *out)
 	return 0;
 }
 
+/*
+ * A duration in milliseconds: a number with a unit ms, s, m or h (plain
+ * numbers are seconds), at least 1 ms and at most what a __u32 holds.
+ */
+int parse_duration_ms(const char *s, u32 *out)
+{
+	static const struct {
+		const char *unit;
+		u64 ms;
+	} units[] = { { "ms", 1 }, { "s", 1000 }, { "", 1000 },
+		      { "m", 60000 }, { "h", 3600000 } };
+	size_t i, n = strspn(s, "0123456789");
+	char num[24];
+	u64 v;
+
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = 0;
+	if (parse_u64(num, &v))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s + n, units[i].unit))
+			continue;
+		if (!v || check_mul_overflow(v, units[i].ms, &v) ||
+		    v > UINT32_MAX)
+			return -1;
+		*out = (u32)v;
+		return 0;
+	}
+	return -1;
+}
+
 static const struct {
 	const char *suffix;
 	u64 mult;

@@ -203,14 +203,14 @@ static void info_refuses_reserved(void)
 	create("hard_info", 4096, 3, BLOOM_LAYOUT_STANDARD);
 	memset(&in, 0, sizeof(in));
 	name_of(in.name, "hard_info");
-	in.reserved[2] = 1;
+	in.rotations = 1;
 	result(io(BLOOM_IOC_INFO, &in) == -EINVAL,
-	       "INFO with a reserved word set is EINVAL");
+	       "INFO with an output word set (rotations) is EINVAL");
 	memset(&in, 0, sizeof(in));
 	name_of(in.name, "hard_info");
-	in.reserved0 = 1;
+	in.generations = 1;
 	result(io(BLOOM_IOC_INFO, &in) == -EINVAL,
-	       "INFO with reserved0 set is EINVAL");
+	       "INFO with generations set is EINVAL");
 	/* floor(4096 ln 2 / 3) */
 	err = info("hard_info", &in);
 	result(!err && in.capacity == 946,

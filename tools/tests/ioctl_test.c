@@ -104,10 +104,10 @@ static int batch(unsigned long cmd, const char *name, void *keys,
 
 static int info(const char *name, struct bloom_ioc_info *in)
 {
-	/* Garbage in every output field; reserved fields must be zero. */
+	/* Garbage in every output field; input fields must be zero. */
 	memset(in, 0xaa, sizeof(*in));
-	in->reserved0 = 0;
-	memset(in->reserved, 0, sizeof(in->reserved));
+	in->generations = in->period_ms = in->age_flags = 0;
+	in->gens = in->rotations = 0;
 	name_of(in->name, name);
 	return io(BLOOM_IOC_INFO, in);
 }
@@ -157,7 +157,19 @@ static void test_create_validation(void)
 		{ "name with space", { .bits = 1024, .hashes = 3 }, "a b", -EINVAL },
 		{ "name with slash", { .bits = 1024, .hashes = 3 }, "a/b", -EINVAL },
 		{ "reserved set", { .bits = 1024, .hashes = 3,
-		  .reserved = { 1 } }, "r", -EINVAL },
+		  .reserved = 1 }, "r", -EINVAL },
+		{ "reserved0 set", { .bits = 1024, .hashes = 3,
+		  .reserved0 = 1 }, "r", -EINVAL },
+		{ "one generation", { .bits = 1024, .hashes = 3,
+		  .generations = 1 }, "r", -EINVAL },
+		{ "too many generations", { .bits = 1024, .hashes = 3,
+		  .generations = BLOOM_GENERATIONS_MAX + 1 }, "r", -EINVAL },
+		{ "period of a plain filter", { .bits = 1024, .hashes = 3,
+		  .period_ms = 1000 }, "r", -EINVAL },
+		{ "age flag of a plain filter", { .bits = 1024, .hashes = 3,
+		  .age_flags = BLOOM_AGE_F_FULL }, "r", -EINVAL },
+		{ "unknown age flag", { .bits = 1024, .hashes = 3,
+		  .generations = 2, .age_flags = 2 }, "r", -EINVAL },
 		{ "both m and capacity", { .bits = 1024, .hashes = 3,
 		  .capacity = 10, .fpr_ppb = 1000 }, "r", -EINVAL },
 		{ "neither m nor capacity", { .hashes = 3 }, "r", -EINVAL },
@@ -327,8 +339,9 @@ static void test_info_list(void)
 	       "INFO reports geometry and stats (inserted %llu, %llu bits set)",
 	       (unsigned long long)in.inserted,
 	       (unsigned long long)in.bits_set);
-	result(all_zero(in.reserved, sizeof(in.reserved)) && !in.reserved0,
-	       "INFO zeroes reserved fields of a 0xAA-filled buffer");
+	result(!in.generations && !in.period_ms && !in.age_flags &&
+	       !in.rotations && !in.gens,
+	       "INFO of a plain filter zeroes the aging fields");
 	expect_err("INFO of a missing filter is ENOENT", info("zz", &in),
 		   -ENOENT);
 	l.names = (uintptr_t)names;
@@ -464,6 +477,204 @@ static int restore(const char *name, void *buf, size_t len, __u32 flags)
 
 	name_of(r.name, name);
 	return io(BLOOM_IOC_RESTORE, &r);
+}
+
+static int create_aged(const char *name, __u8 gens, __u32 period_ms,
+		       __u8 age_flags, __u64 capacity)
+{
+	struct bloom_ioc_create c = { .bits = 1 << 16, .hashes = 4,
+				      .layout = BLOOM_LAYOUT_STANDARD,
+				      .key_type = BLOOM_KEY_ADDR,
+				      .capacity = capacity,
+				      .generations = gens,
+				      .period_ms = period_ms,
+				      .age_flags = age_flags };
+
+	name_of(c.name, name);
+	return io(BLOOM_IOC_CREATE, &c);
+}
+
+static int name_cmd(unsigned long cmd, const char *name)
+{
+	struct bloom_ioc_name n = {};
+
+	name_of(n.name, name);
+	return io(cmd, &n);
+}
+
+/* INFO with the generations; inserted of generation i (newest first). */
+static int info_gens(const char *name, struct bloom_ioc_info *in,
+		     struct bloom_ioc_gen *gen)
+{
+	memset(gen, 0xaa, sizeof(*gen) * BLOOM_GENERATIONS_MAX);
+	memset(in, 0, sizeof(*in));
+	name_of(in->name, name);
+	in->gens = (uintptr_t)gen;
+	return io(BLOOM_IOC_INFO, in);
+}
+
+static int present(const char *name, __u32 v4)
+{
+	struct bloom_key_addr k;
+	unsigned char bit = 0;
+
+	addr4(&k, v4);
+	if (batch(BLOOM_IOC_TEST, name, &k, 1, sizeof(k), &bit, NULL))
+		return -1;
+	return bit & 1;
+}
+
+/* Save and restore an aging filter: generations, their order and ages. */
+static void test_aging_snapshot(void)
+{
+	struct bloom_ioc_gen gen[BLOOM_GENERATIONS_MAX];
+	const struct bloom_snap_gen *rec;
+	struct bloom_snap_hdr *h;
+	struct bloom_ioc_info in;
+	struct bloom_key_addr k;
+	unsigned char *buf;
+	size_t len;
+
+	create_aged("as", 3, 0, 0, 0);
+	addr4(&k, 1);
+	batch(BLOOM_IOC_ADD, "as", &k, 1, sizeof(k), NULL, NULL);
+	name_cmd(BLOOM_IOC_ROTATE, "as");
+	addr4(&k, 2);
+	batch(BLOOM_IOC_ADD, "as", &k, 1, sizeof(k), NULL, NULL);
+	usleep(300000);		/* every generation at least 300 ms old */
+	buf = save("as", &len);
+	result(buf != NULL, "SAVE of an aging filter");
+	if (!buf)
+		return;
+	h = (void *)buf;
+	rec = (const void *)(buf + sizeof(*h));
+	result(h->version == BLOOM_SNAP_VERSION_AGING &&
+	       h->reserved[0] == 3 && h->inserted == 2 &&
+	       h->payload_len == 3 * (sizeof(*rec) + 8192),
+	       "SAVE writes version 3: G, the sum of inserted, G records and arrays");
+	result(rec[0].inserted == 1 && rec[1].inserted == 1 &&
+	       rec[2].inserted == 0 && rec[0].age_ms >= 300,
+	       "the records are newest first, with ages (%llu ms)",
+	       (unsigned long long)rec[0].age_ms);
+	seal(buf, len);
+	expect_err("RESTORE of an aging snapshot", restore("as2", buf, len, 0),
+		   0);
+	info_gens("as2", &in, gen);
+	result(in.generations == 3 && gen[0].inserted == 1 &&
+	       gen[1].inserted == 1 && gen[2].inserted == 0 &&
+	       present("as2", 1) == 1 && present("as2", 2) == 1,
+	       "the restored filter has the generations in order");
+	result(gen[0].age_ms >= rec[0].age_ms && gen[1].age_ms >= rec[1].age_ms,
+	       "the restored generations resume their ages (%llu >= %llu ms)",
+	       (unsigned long long)gen[0].age_ms,
+	       (unsigned long long)rec[0].age_ms);
+	name_cmd(BLOOM_IOC_ROTATE, "as2");
+	name_cmd(BLOOM_IOC_ROTATE, "as2");
+	result(present("as2", 1) == 0 && present("as2", 2) == 1,
+	       "restored generations drop in order: the older key first");
+	((struct bloom_snap_gen *)rec)[1].plens[BLOOM_PLEN_WORDS - 1] = 2;
+	seal(buf, len);
+	expect_err("RESTORE with a bad generation record is EINVAL",
+		   restore("as2", buf, len, BLOOM_RESTORE_REPLACE), -EINVAL);
+	buf[len - 1] ^= 1;
+	expect_err("RESTORE of a damaged aging snapshot is EBADMSG",
+		   restore("as2", buf, len, BLOOM_RESTORE_REPLACE), -EBADMSG);
+	result(present("as2", 1) == 0 && present("as2", 2) == 1,
+	       "a refused restore changes nothing");
+	free(buf);
+	destroy("as");
+	destroy("as2");
+}
+
+/* Aging filters: creation, generations in INFO, forced rotation, refusals. */
+static void test_aging(void)
+{
+	struct bloom_ioc_gen gen[BLOOM_GENERATIONS_MAX];
+	struct bloom_ioc_version v = {};
+	struct bloom_ioc_info in;
+	struct bloom_key_addr k[8];
+	unsigned char out[8];
+	int i;
+
+	io(BLOOM_IOC_VERSION, &v);
+	result(v.cmds >> 19 & 1, "VERSION advertises ROTATE");
+	expect_err("CREATE an aging filter (G=3, no timer)",
+		   create_aged("ag", 3, 0, 0, 0), 0);
+	expect_err("CREATE a plain filter", create("pl", 1 << 16, 4, 1,
+						   BLOOM_KEY_ADDR), 0);
+	addr4(&k[0], 7);
+	batch(BLOOM_IOC_ADD, "ag", k, 1, sizeof(k[0]), NULL, NULL);
+	expect_err("INFO of an aging filter", info_gens("ag", &in, gen), 0);
+	result(in.generations == 3 && in.period_ms == 0 && in.rotations == 0 &&
+	       in.mem_bytes == 4 * 8192 && in.inserted == 1,
+	       "INFO reports G=%u, period %u, %llu rotations, 4 arrays (%llu bytes)",
+	       in.generations, in.period_ms,
+	       (unsigned long long)in.rotations,
+	       (unsigned long long)in.mem_bytes);
+	result(gen[0].inserted == 1 && gen[0].bits_set >= 1 &&
+	       gen[1].inserted == 0 && gen[1].bits_set == 0 &&
+	       gen[2].bits_set == 0 && gen[3].age_ms == 0xaaaaaaaaaaaaaaaaULL,
+	       "INFO fills exactly G generations, the key in the newest");
+	for (i = 1; i <= 2; i++) {
+		expect_err("ROTATE", name_cmd(BLOOM_IOC_ROTATE, "ag"), 0);
+		info_gens("ag", &in, gen);
+		result(in.rotations == (unsigned)i && gen[i].inserted == 1 &&
+		       gen[0].inserted == 0 && present("ag", 7) == 1,
+		       "after %d rotation(s) the key is in generation %d and present",
+		       i, i);
+	}
+	expect_err("ROTATE a third time", name_cmd(BLOOM_IOC_ROTATE, "ag"), 0);
+	info_gens("ag", &in, gen);
+	result(in.bits_set == 0 && gen[0].bits_set == 0 &&
+	       gen[1].bits_set == 0 && gen[2].bits_set == 0,
+	       "after G rotations no generation has a bit set");
+	name_cmd(BLOOM_IOC_ROTATE, "ag");
+	info_gens("ag", &in, gen);
+	result(in.bits_set == 0,
+	       "the dropped generation comes back as the newest, empty");
+	/* ADD renews a key an older generation holds. */
+	batch(BLOOM_IOC_ADD, "ag", k, 1, sizeof(k[0]), NULL, NULL);
+	name_cmd(BLOOM_IOC_ROTATE, "ag");
+	batch(BLOOM_IOC_ADD, "ag", k, 1, sizeof(k[0]), NULL, NULL);
+	name_cmd(BLOOM_IOC_ROTATE, "ag");
+	name_cmd(BLOOM_IOC_ROTATE, "ag");
+	result(present("ag", 7) == 1,
+	       "a key added again is kept G-1 rotations after the last add");
+	expect_err("ROTATE of a plain filter is EOPNOTSUPP",
+		   name_cmd(BLOOM_IOC_ROTATE, "pl"), -EOPNOTSUPP);
+	expect_err("ROTATE of a missing filter is ENOENT",
+		   name_cmd(BLOOM_IOC_ROTATE, "zz"), -ENOENT);
+	expect_err("HALVE of an aging filter is EOPNOTSUPP",
+		   name_cmd(BLOOM_IOC_HALVE, "ag"), -EOPNOTSUPP);
+	expect_err("COUNT on an aging filter is EOPNOTSUPP",
+		   batch(BLOOM_IOC_COUNT, "ag", k, 1, sizeof(k[0]), out, NULL),
+		   -EOPNOTSUPP);
+	expect_err("UNION into an aging filter is EOPNOTSUPP",
+		   pair(BLOOM_IOC_UNION, "ag", "pl", NULL), -EOPNOTSUPP);
+	expect_err("CLEAR of an aging filter", name_cmd(BLOOM_IOC_CLEAR, "ag"),
+		   0);
+	info_gens("ag", &in, gen);
+	result(in.generations == 3 && in.bits_set == 0 && present("ag", 7) == 0,
+	       "CLEAR keeps the generations and empties them");
+	destroy("ag");
+	destroy("pl");
+	test_aging_snapshot();
+	/* Count-based: the newest holds 4 keys, the 5th asks for a rotation. */
+	expect_err("CREATE rotating when full (capacity 4)",
+		   create_aged("af", 2, 0, BLOOM_AGE_F_FULL, 4), 0);
+	for (i = 0; i < 8; i++)
+		addr4(&k[i], 100 + i);
+	batch(BLOOM_IOC_ADD, "af", k, 5, sizeof(k[0]), NULL, NULL);
+	for (i = 0; i < 1000; i++) {
+		info_gens("af", &in, gen);
+		if (in.rotations)
+			break;
+		usleep(10000);
+	}
+	result(in.rotations >= 1 && gen[1].inserted == 5,
+	       "the newest over capacity rotates on its own (%llu rotations)",
+	       (unsigned long long)in.rotations);
+	destroy("af");
 }
 
 static void test_snapshots(void)
@@ -684,6 +895,7 @@ int main(int argc, char **argv)
 	test_info_list();
 	test_pairs();
 	test_snapshots();
+	test_aging();
 	test_isolation();
 	test_limits();
 	test_bad_pointer();
