@@ -210,8 +210,9 @@ static void one_layout(uint8_t layout, const char *lname, struct tally *all)
 	int err, i;
 
 	destroy("orig");
-	if (create("orig", layout, layout == BLOOM_LAYOUT_PARTITIONED ? 4 : 3) ||
-	    !(snap = save("orig", &len))) {
+	err = create("orig", layout, layout == BLOOM_LAYOUT_PARTITIONED ? 4 : 3);
+	snap = err ? NULL : save("orig", &len);
+	if (!snap) {
 		result(0, "%s: a %d-bit filter is created, filled and saved",
 		       lname, BITS);
 		return;
