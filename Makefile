@@ -53,7 +53,7 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/xtables/libxt_bloom.so $(BUILD)/bloom-send \
 	$(BUILD)/nft-compat-test $(BUILD)/caps-test \
 	$(BUILD)/fault-test $(BUILD)/fail-nth $(BUILD)/libfailnth.so \
-	$(BUILD)/stress-test \
+	$(BUILD)/stress-test $(BUILD)/ioctl-fuzz $(BUILD)/snapflip-test \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
@@ -102,6 +102,23 @@ $(BUILD)/snapshot-fuzz: tools/tests/snapshot_fuzz.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)
 	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ tools/tests/snapshot_fuzz.c $(CORE_SRC) $(LDLIBS)
+
+# bloomctl's key and key-file parsers: everything but main() is linked.
+$(BUILD)/keys-fuzz $(BUILD)/input-fuzz: $(BUILD)/%-fuzz: tools/tests/%_fuzz.c \
+		$(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
+		$(CORE_SRC) $(LDLIBS) -lm
+
+$(BUILD)/ioctl-fuzz: tools/tests/ioctl_fuzz.c uapi/bloom.h uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $<
+
+$(BUILD)/snapflip-test: tools/tests/snapflip_test.c uapi/bloom.h \
+		uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< $(LDLIBS)
 
 $(BUILD)/bench-core: scripts/bench/core.c scripts/bench/libbloom.c \
 		scripts/bench/libbloom.h $(CORE_SRC) $(CORE_HDR)

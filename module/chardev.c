@@ -281,6 +281,13 @@ static long ioc_limits(struct net *net, void *arg)
 		return -EINVAL;
 	if (set && !ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
+	/*
+	 * Above the module's defaults only with CAP_NET_ADMIN over the
+	 * host: root of a user namespace owning its network namespace
+	 * manages its filters there, within what the host allows.
+	 */
+	if (set && bloom_limits_over_default(&l) && !capable(CAP_NET_ADMIN))
+		return -EPERM;
 	err = bloom_registry_limits(net, &l, set);
 	if (err)
 		return err;

@@ -664,6 +664,20 @@ unlock:
 EXPORT_SYMBOL_GPL(bloom_registry_combine);
 
 /**
+ * bloom_limits_over_default() - would @l raise a limit above the default?
+ * @l: the requested maxima
+ *
+ * The module parameters are what the host's administrator allows every
+ * namespace; they are read-only once loaded, so no lock is needed.
+ *
+ * Return: true if either maximum is above its module parameter.
+ */
+bool bloom_limits_over_default(const struct bloom_limits *l)
+{
+	return l->max_filters > max_filters || l->max_bytes > max_bytes;
+}
+
+/**
  * bloom_registry_limits() - read, or set then read, a namespace's limits
  * @net: the namespace
  * @l: in: the new maxima when @set; out: maxima and usage

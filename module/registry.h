@@ -137,6 +137,7 @@ int bloom_registry_room(struct net *net, const struct bloom_geom *g,
 			const char *replacing);
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace);
+bool bloom_limits_over_default(const struct bloom_limits *l);
 int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set);
 int bloom_registry_rotate(struct net *net, const char *name);
 

@@ -211,7 +211,12 @@ struct bloom_ioc_restore {
 	__u64	reserved;
 };
 
-/* BLOOM_IOC_LIMITS: read, or with BLOOM_LIMITS_SET change, the limits. */
+/*
+ * BLOOM_IOC_LIMITS: read, or with BLOOM_LIMITS_SET change, the limits.
+ * Raising a limit above the module's default (parameters max_filters
+ * and max_bytes) needs CAP_NET_ADMIN in the initial user namespace, else
+ * EPERM: a namespace's own root stays within what the host allows.
+ */
 #define BLOOM_LIMITS_SET	(1U << 0)
 
 struct bloom_ioc_limits {

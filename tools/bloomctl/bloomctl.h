@@ -134,6 +134,8 @@ struct key_input {
 };
 
 void key_input_file(struct key_input *in, const char *path);
+int keylist_add_line(struct keylist *kl, const char *line, size_t len,
+		     u32 lineno, char *why, size_t whylen);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd);
 void keylist_push(struct keylist *kl, const void *rec);

@@ -74,22 +74,31 @@ static void __noreturn bad_key(const struct keylist *kl, u32 line,
 	die("%s: %s", cmd, why);
 }
 
-/* Parse one key (or range); a bad one ends the program before anything is sent. */
-static void add_key(struct keylist *kl, const char *text, size_t len,
-		    u32 line, const char *cmd)
+/* Parse one key (or range) into @kl; -1 with @why filled when it is bad. */
+static int parse_key(struct keylist *kl, const char *text, size_t len,
+		     u32 line, char *why, size_t whylen)
 {
 	struct key_origin o = { .kl = kl, .line = line };
 	u8 rec[KEY_REC_MAX];
-	char why[WHY_MAX];
 	int ranged;
 
 	o.text = keep_text(kl, text, len);
-	ranged = range_expand(kl->type, text, len, push_rec, &o, why,
-			      sizeof(why));
-	if (!ranged && !key_parse(kl->type, text, len, rec, why, sizeof(why)))
+	ranged = range_expand(kl->type, text, len, push_rec, &o, why, whylen);
+	if (!ranged && !key_parse(kl->type, text, len, rec, why, whylen))
 		push_rec(&o, rec);
 	else if (ranged <= 0)
-		bad_key(kl, line, cmd, why);
+		return -1;
+	return 0;
+}
+
+/* A command-line key; a bad one ends the program before anything is sent. */
+static void add_key(struct keylist *kl, const char *text, size_t len,
+		    const char *cmd)
+{
+	char why[WHY_MAX];
+
+	if (parse_key(kl, text, len, 0, why, sizeof(why)))
+		bad_key(kl, 0, cmd, why);
 }
 
 static const char *trim(const char *s, size_t *len)
@@ -115,6 +124,29 @@ static size_t uncommented(const char *s, size_t len)
 	return len;
 }
 
+/**
+ * keylist_add_line() - parse one line of a key file into @kl
+ * @kl: the list, its type and stride set
+ * @line: the line as read, not NUL-terminated, any bytes
+ * @len: its length
+ * @lineno: its number, from 1
+ * @why: on failure, what is wrong
+ * @whylen: size of @why
+ *
+ * Blank and comment-only lines add nothing.
+ *
+ * Return: 0, or -1 with @why filled.
+ */
+int keylist_add_line(struct keylist *kl, const char *line, size_t len,
+		     u32 lineno, char *why, size_t whylen)
+{
+	const char *s = trim(line, &len);
+
+	len = uncommented(s, len);
+	s = trim(s, &len);
+	return len ? parse_key(kl, s, len, lineno, why, whylen) : 0;
+}
+
 static u64 input_size(FILE *f)
 {
 	struct stat st;
@@ -129,6 +161,7 @@ static void load_file(struct keylist *kl, const char *path, const char *cmd)
 	bool std = !strcmp(path, "-");
 	FILE *f = std ? stdin : fopen(path, "r");
 	struct progress p;
+	char why[WHY_MAX];
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -141,15 +174,11 @@ static void load_file(struct keylist *kl, const char *path, const char *cmd)
 	kl->sources[kl->nsources++] = std ? "stdin" : path;
 	progress_start(&p, "reading", input_size(f), true);
 	while ((n = getline(&line, &cap, f)) != -1) {
-		size_t len = (size_t)n;
-		const char *s = trim(line, &len);
-
 		if (++lineno == U32_MAX)
 			die("%s: more than %u lines", path, U32_MAX - 1);
-		len = uncommented(s, len);
-		s = trim(s, &len);
-		if (len)
-			add_key(kl, s, len, lineno, cmd);
+		if (keylist_add_line(kl, line, (size_t)n, lineno, why,
+				     sizeof(why)))
+			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))
 			progress_update(&p, (u64)ftello(f));
 	}
@@ -179,7 +208,7 @@ void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 	kl->type = type;
 	kl->stride = key_stride(type);
 	for (i = 0; i < in->nargs; i++)
-		add_key(kl, in->args[i], strlen(in->args[i]), 0, cmd);
+		add_key(kl, in->args[i], strlen(in->args[i]), cmd);
 	for (i = 0; i < in->nfiles; i++)
 		load_file(kl, in->files[i], cmd);
 	if (!in->nfiles && !in->nargs && !isatty(STDIN_FILENO))
