@@ -69,26 +69,29 @@ static const errmask allowed[NCMDS + 1] = {
 	[5] = BATCH_ERRS,					/* ADD */
 	[6] = BATCH_ERRS,					/* TEST */
 	[7] = BATCH_ERRS | E(EOPNOTSUPP),			/* DEL */
-	[8] = BATCH_ERRS,					/* COUNT */
+	[8] = BATCH_ERRS | E(EOPNOTSUPP),			/* COUNT */
 	[9] = ANY | E(EINVAL) | E(ENOENT),			/* INFO */
 	[10] = ANY | E(EINVAL),					/* LIST */
 	[11] = ANY | E(EINVAL) | E(ENOENT),			/* SWAP */
-	[12] = ANY | E(EINVAL) | E(ENOENT),			/* UNION */
-	[13] = ANY | E(EINVAL) | E(ENOENT),			/* INTERSECT */
-	[14] = ANY | E(EINVAL) | E(ENOENT),			/* HALVE */
-	[15] = ANY | E(EINVAL) | E(ENOENT),			/* ESTIMATE */
+	/* EOPNOTSUPP: aging filters have no halve, algebra or DEL. */
+	[12] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* UNION */
+	[13] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* INTERSECT */
+	[14] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* HALVE */
+	[15] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* ESTIMATE */
 	[16] = ANY | E(EINVAL) | E(ENOENT),			/* SAVE */
 	[17] = ANY | E(EINVAL) | E(ENOENT) | E(EEXIST) | E(ENOSPC) |
 	       E(E2BIG) | E(ENODATA) | E(EPROTO) | E(EPROTONOSUPPORT) |
 	       E(EMSGSIZE) | E(EBADMSG) | E(ERANGE),		/* RESTORE */
 	[18] = ANY | E(EINVAL),					/* LIMITS */
+	[19] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP) | E(EINTR), /* ROTATE */
 	[BAD_CMD] = E(ENOTTY),
 };
 
 static const char *const cmd_names[NCMDS + 1] = {
 	"VERSION", "CREATE", "DESTROY", "RENAME", "CLEAR", "ADD", "TEST",
 	"DEL", "COUNT", "INFO", "LIST", "SWAP", "UNION", "INTERSECT",
-	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "(unknown)",
+	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE",
+	"(unknown)",
 };
 
 static const unsigned long cmd_of[NCMDS] = {
@@ -97,7 +100,7 @@ static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_DEL, BLOOM_IOC_COUNT, BLOOM_IOC_INFO, BLOOM_IOC_LIST,
 	BLOOM_IOC_SWAP, BLOOM_IOC_UNION, BLOOM_IOC_INTERSECT, BLOOM_IOC_HALVE,
 	BLOOM_IOC_ESTIMATE, BLOOM_IOC_SAVE, BLOOM_IOC_RESTORE,
-	BLOOM_IOC_LIMITS,
+	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE,
 };
 
 /* Per process, in shared memory: calls and successes per command. */
@@ -292,8 +295,15 @@ static void fill_create(struct bloom_ioc_create *c)
 	c->flags = one_in(2) ? BLOOM_F_FIXED_SEED : below(8);
 	if (c->flags & BLOOM_F_FIXED_SEED || one_in(20))
 		c->seed = rnd();
+	if (one_in(4)) {	/* an aging filter */
+		c->generations = PICK(0, 1, 2, 3, 8, 9, 255);
+		c->period_ms = PICK(0, 1, 10, 1000, ~0U);
+		c->age_flags = one_in(2) ? BLOOM_AGE_F_FULL : below(256);
+	}
 	if (one_in(20))
-		c->reserved[below(2)] = rnd();
+		c->reserved0 = rnd();
+	if (one_in(20))
+		c->reserved = rnd();
 }
 
 static void fill_batch(struct bloom_ioc_batch *b)
@@ -460,7 +470,7 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 	case 1:
 		fill_create(arg);
 		break;
-	case 2: case 4: case 14:
+	case 2: case 4: case 14: case 19:
 		name(((struct bloom_ioc_name *)arg)->name);
 		if (one_in(20))
 			((struct bloom_ioc_name *)arg)->reserved = rnd();
@@ -473,8 +483,10 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 		break;
 	case 9:
 		name(((struct bloom_ioc_info *)arg)->name);
-		if (one_in(20))
-			((struct bloom_ioc_info *)arg)->reserved0 = rnd();
+		if (one_in(4))
+			((struct bloom_ioc_info *)arg)->gens =
+				ptr(PICK(0, 1, 8, 9) *
+				    sizeof(struct bloom_ioc_gen));
 		break;
 	case 10:
 		fill_list(arg);
