@@ -11,6 +11,7 @@
 #include "../uapi/bloom.h"
 
 struct net;
+struct sk_buff;
 struct bloom_filter;
 
 struct bloom_filter *bloom_get(struct net *net, const char *name);
@@ -20,5 +21,7 @@ bool bloom_test(struct bloom_filter *f, const void *key, size_t len);
 int bloom_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);
+int bloom_digest_skb(const struct sk_buff *skb, unsigned int nbytes,
+		     struct bloom_key_digest *key);
 
 #endif /* _BLOOM_H */
