@@ -68,7 +68,7 @@ static void digest_build_takes_invariant_udp_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, k.proto, IPPROTO_UDP);
 	KUNIT_EXPECT_EQ(test, ntohs(k.sport), 0x1234);
 	KUNIT_EXPECT_EQ(test, ntohs(k.dport), 53);
-	KUNIT_EXPECT_EQ(test, k.seq, 0U);
+	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.seq), 0U);
 	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.len), 100U);
 	KUNIT_EXPECT_EQ(test, k.nbytes, 16);
 	KUNIT_EXPECT_EQ(test, k.flags, 0);
@@ -198,7 +198,7 @@ static void digest_build_other_protocol_from_header(struct kunit *test)
 	struct bloom_key_digest k;
 
 	KUNIT_ASSERT_EQ(test, bloom_digest_build(&k, &p, 64), 0);
-	KUNIT_EXPECT_EQ(test, k.sport | k.dport, 0);
+	KUNIT_EXPECT_TRUE(test, !k.sport && !k.dport);
 	KUNIT_EXPECT_EQ(test, k.nbytes, 8);
 	KUNIT_EXPECT_EQ(test, memcmp(k.payload, buf, 8), 0);
 	dg_expect_valid(test, &k);
@@ -214,7 +214,7 @@ static void digest_build_later_fragment(struct kunit *test)
 	p.fragment = true;
 	KUNIT_ASSERT_EQ(test, bloom_digest_build(&k, &p, 64), 0);
 	KUNIT_EXPECT_EQ(test, k.flags, BLOOM_DIGEST_F_FRAGMENT);
-	KUNIT_EXPECT_EQ(test, k.sport | k.dport, 0);
+	KUNIT_EXPECT_TRUE(test, !k.sport && !k.dport);
 	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.len), 28U);
 	KUNIT_EXPECT_EQ(test, k.nbytes, 28);
 	KUNIT_EXPECT_EQ(test, memcmp(k.payload, buf, 28), 0);
@@ -307,7 +307,7 @@ static void digest_skb_ignores_mutable_ipv4_fields(struct kunit *test)
 	skb = dg_skb4(test, 40);
 	iph = ip_hdr(skb);
 	iph->ttl = 3;
-	iph->check = htons(0x1234);
+	iph->check = (__force __sum16)htons(0x1234);
 	iph->tos = 0xb9;
 	iph->id = htons(777);
 	iph->frag_off = htons(IP_DF);
@@ -390,7 +390,7 @@ static void digest_skb_ipv6_fragments(struct kunit *test)
 	dg_skb_key(test, dg_skb6(test, true), &k);
 	KUNIT_EXPECT_EQ(test, k.proto, IPPROTO_UDP);
 	KUNIT_EXPECT_EQ(test, k.flags, BLOOM_DIGEST_F_FRAGMENT);
-	KUNIT_EXPECT_EQ(test, k.sport | k.dport, 0);
+	KUNIT_EXPECT_TRUE(test, !k.sport && !k.dport);
 	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.len), 28U);
 	KUNIT_EXPECT_EQ(test, k.payload[0], 0x12);
 	dg_expect_valid(test, &k);
