@@ -13,6 +13,7 @@
 #include "../uapi/bloom.h"
 
 struct net;
+struct sk_buff;
 struct bloom_filter;
 
 struct bloom_filter *bloom_get(struct net *net, const char *name);
@@ -23,5 +24,7 @@ int bloom_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);
 int bloom_rotate(struct bloom_filter *f);
+int bloom_digest_skb(const struct sk_buff *skb, unsigned int nbytes,
+		     struct bloom_key_digest *key);
 
 #endif /* _BLOOM_H */

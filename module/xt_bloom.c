@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xt_bloom: match packets whose address, port or flow is in a Bloom
- * filter of bloom.ko. The rule holds the filter (bloom_get() at
+ * xt_bloom: match packets whose address, port, flow or digest is in a
+ * Bloom filter of bloom.ko. The rule holds the filter (bloom_get() at
  * checkentry, bloom_put() at destroy), so the packet path only builds a
  * key on the stack and probes: no lock, no allocation.
+ *
+ * Revision 1 adds the packet digest key; its match info is revision 0's
+ * with a padding byte given a meaning, so one match function serves both
+ * (revision 0's checkentry keeps that byte zero).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -18,7 +22,15 @@ union bloom_mt_key {
 	struct bloom_key_addr addr;
 	struct bloom_key_addr_port ap;
 	struct bloom_key_flow flow;
+	struct bloom_key_digest digest;
 };
+
+static_assert(sizeof(struct xt_bloom_mtinfo0) ==
+	      sizeof(struct xt_bloom_mtinfo1));
+static_assert(offsetof(struct xt_bloom_mtinfo0, pad) ==
+	      offsetof(struct xt_bloom_mtinfo1, digest_bytes));
+static_assert(offsetof(struct xt_bloom_mtinfo0, filter) ==
+	      offsetof(struct xt_bloom_mtinfo1, filter));
 
 /* IPv4 addresses are keyed v4-mapped, so one filter holds both families. */
 static void map_v4(u8 *out, __be32 v4)
@@ -106,7 +118,7 @@ static bool ports(const struct sk_buff *skb, struct xt_action_param *par,
 
 /* Builds the rule's key from the packet; returns its length or 0. */
 static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
-		       const struct xt_bloom_mtinfo0 *info, const struct pkt *p,
+		       const struct xt_bloom_mtinfo1 *info, const struct pkt *p,
 		       union bloom_mt_key *k)
 {
 	bool dst = info->flags & XT_BLOOM_DST;
@@ -138,20 +150,40 @@ static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
 	}
 }
 
+/* The packet's digest key; 0 if it has none (then it is dropped). */
+static size_t make_digest(const struct sk_buff *skb,
+			  struct xt_action_param *par,
+			  const struct xt_bloom_mtinfo1 *info,
+			  union bloom_mt_key *k)
+{
+	if (bloom_digest_skb(skb, info->digest_bytes, &k->digest)) {
+		/* Cut short inside its headers, like a runt for ports. */
+		par->hotdrop = true;
+		return 0;
+	}
+	return sizeof(k->digest);
+}
+
+/* Revisions 0 and 1: their match infos share a layout. */
 static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 {
-	const struct xt_bloom_mtinfo0 *info = par->matchinfo;
+	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
 	bool invert = info->flags & XT_BLOOM_INVERT;
 	union bloom_mt_key key;
 	struct pkt p = {};
 	size_t len;
 	bool hit;
 
-	parse(skb, par, info->key_type, &p);
-	if (info->key_type == BLOOM_KEY_NET)
-		return bloom_test_net(info->filter, info->flags & XT_BLOOM_DST ?
-				      p.daddr : p.saddr) ^ invert;
-	len = make_key(skb, par, info, &p, &key);
+	if (info->key_type == BLOOM_KEY_DIGEST) {
+		len = make_digest(skb, par, info, &key);
+	} else {
+		parse(skb, par, info->key_type, &p);
+		if (info->key_type == BLOOM_KEY_NET)
+			return bloom_test_net(info->filter,
+					      info->flags & XT_BLOOM_DST ?
+					      p.daddr : p.saddr) ^ invert;
+		len = make_key(skb, par, info, &p, &key);
+	}
 	if (!len)
 		return false;	/* no key: neither in nor out of the filter */
 	if (info->flags & XT_BLOOM_UPDATE)
@@ -162,30 +194,57 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 }
 
 static const char *const key_names[] = {
-	"bytes", "addr", "net", "addr,port", "flow",
+	"bytes", "addr", "net", "addr,port", "flow", "digest",
 };
 
-static int bloom_mt_check(const struct xt_mtchk_param *par)
+/* What revision 1 adds: the digest key and its payload length. */
+static int check_digest(const struct xt_bloom_mtinfo1 *info)
 {
-	struct xt_bloom_mtinfo0 *info = par->matchinfo;
-	struct bloom_filter *f;
-	u8 type;
+	if (info->key_type != BLOOM_KEY_DIGEST) {
+		if (!info->digest_bytes)
+			return 0;
+		pr_info_ratelimited("bloom: a payload length is for digest keys only\n");
+		return -EINVAL;
+	}
+	if (info->digest_bytes > BLOOM_DIGEST_BYTES_MAX) {
+		pr_info_ratelimited("bloom: a digest takes at most %d payload bytes, not %u\n",
+				    BLOOM_DIGEST_BYTES_MAX, info->digest_bytes);
+		return -ERANGE;
+	}
+	if (info->flags & XT_BLOOM_DST) {
+		pr_info_ratelimited("bloom: a digest has no direction\n");
+		return -EINVAL;
+	}
+	return 0;
+}
 
+/* Every field but the filter's: @key_max ends the key types @rev knows. */
+static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
+{
 	if (strnlen(info->name, sizeof(info->name)) == sizeof(info->name) ||
 	    (info->flags & ~XT_BLOOM_FLAGS_ALL) ||
 	    memchr_inv(info->pad, 0, sizeof(info->pad)))
 		return -EINVAL;
-	if (info->key_type == BLOOM_KEY_BYTES ||
-	    info->key_type >= BLOOM_KEY_MAX) {
-		pr_info_ratelimited("bloom: a rule cannot form %s keys\n",
-				    info->key_type == BLOOM_KEY_BYTES ?
-				    "bytes" : "unknown");
+	if (info->key_type == BLOOM_KEY_BYTES || info->key_type >= key_max) {
+		pr_info_ratelimited("bloom: a rule of this revision cannot form %s keys\n",
+				    info->key_type < BLOOM_KEY_MAX ?
+				    key_names[info->key_type] : "unknown");
 		return -EINVAL;
 	}
 	if (info->key_type == BLOOM_KEY_NET && (info->flags & XT_BLOOM_UPDATE)) {
 		pr_info_ratelimited("bloom: update mode cannot add prefixes\n");
 		return -EINVAL;
 	}
+	return check_digest(info);
+}
+
+/* Takes the filter the rule names, if its key type is the rule's. */
+static int hold_filter(const struct xt_mtchk_param *par,
+		       struct xt_bloom_mtinfo1 *info)
+{
+	struct bloom_filter *f;
+	u8 type;
+
 	f = bloom_get(par->net, info->name);
 	if (IS_ERR(f)) {
 		pr_info_ratelimited("bloom: no filter named \"%s\"\n",
@@ -204,9 +263,30 @@ static int bloom_mt_check(const struct xt_mtchk_param *par)
 	return 0;
 }
 
+/* Revision 0 knows no digest: its digest_bytes is padding, kept zero. */
+static int bloom_mt_check0(const struct xt_mtchk_param *par)
+{
+	struct xt_bloom_mtinfo1 *info = par->matchinfo;
+	int err;
+
+	if (info->digest_bytes)
+		return -EINVAL;
+	err = check_info(info, BLOOM_KEY_DIGEST);
+	return err ?: hold_filter(par, info);
+}
+
+static int bloom_mt_check1(const struct xt_mtchk_param *par)
+{
+	struct xt_bloom_mtinfo1 *info = par->matchinfo;
+	int err = check_info(info, BLOOM_KEY_MAX);
+
+	return err ?: hold_filter(par, info);
+}
+
+/* Both revisions: the layouts match. */
 static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
 {
-	const struct xt_bloom_mtinfo0 *info = par->matchinfo;
+	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
 
 	bloom_put(info->filter);
 }
@@ -216,29 +296,23 @@ static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
  * nft_compat fall back to NFPROTO_UNSPEC matches, and their frames have
  * no IP header for parse() to read.
  */
+#define BLOOM_MT_REG(rev, fam) {					\
+	.name = "bloom",						\
+	.revision = (rev),						\
+	.family = (fam),						\
+	.match = bloom_mt,						\
+	.checkentry = bloom_mt_check##rev,				\
+	.destroy = bloom_mt_destroy,					\
+	.matchsize = sizeof(struct xt_bloom_mtinfo##rev),		\
+	.usersize = offsetof(struct xt_bloom_mtinfo##rev, filter),	\
+	.me = THIS_MODULE,						\
+}
+
 static struct xt_match bloom_mt_reg[] __read_mostly = {
-	{
-		.name = "bloom",
-		.revision = 0,
-		.family = NFPROTO_IPV4,
-		.match = bloom_mt,
-		.checkentry = bloom_mt_check,
-		.destroy = bloom_mt_destroy,
-		.matchsize = sizeof(struct xt_bloom_mtinfo0),
-		.usersize = offsetof(struct xt_bloom_mtinfo0, filter),
-		.me = THIS_MODULE,
-	},
-	{
-		.name = "bloom",
-		.revision = 0,
-		.family = NFPROTO_IPV6,
-		.match = bloom_mt,
-		.checkentry = bloom_mt_check,
-		.destroy = bloom_mt_destroy,
-		.matchsize = sizeof(struct xt_bloom_mtinfo0),
-		.usersize = offsetof(struct xt_bloom_mtinfo0, filter),
-		.me = THIS_MODULE,
-	},
+	BLOOM_MT_REG(0, NFPROTO_IPV4),
+	BLOOM_MT_REG(0, NFPROTO_IPV6),
+	BLOOM_MT_REG(1, NFPROTO_IPV4),
+	BLOOM_MT_REG(1, NFPROTO_IPV6),
 };
 
 static int __init bloom_mt_init(void)
@@ -255,6 +329,6 @@ module_init(bloom_mt_init);
 module_exit(bloom_mt_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Xtables: match addresses, ports and flows in a Bloom filter");
+MODULE_DESCRIPTION("Xtables: match addresses, ports, flows and packet digests in a Bloom filter");
 MODULE_ALIAS("ipt_bloom");
 MODULE_ALIAS("ip6t_bloom");

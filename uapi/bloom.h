@@ -28,6 +28,7 @@ enum bloom_key_type {
 	BLOOM_KEY_NET		= 2,	/* struct bloom_key_net */
 	BLOOM_KEY_ADDR_PORT	= 3,	/* struct bloom_key_addr_port */
 	BLOOM_KEY_FLOW		= 4,	/* struct bloom_key_flow */
+	BLOOM_KEY_DIGEST	= 5,	/* struct bloom_key_digest */
 	BLOOM_KEY_MAX
 };
 
@@ -63,6 +64,60 @@ struct bloom_key_flow {
 	__be16	dport;
 	__u8	proto;
 	__u8	pad[3];		/* zero */
+};
+
+/*
+ * A packet digest: the invariant content of one IP packet, so that exact
+ * duplicates (the same datagram over two links, a replay, a storm of
+ * resends) have equal keys and any other packet a different one, as in
+ * hash-based IP traceback. The filter hashes it with its own seed like
+ * any key, so a sender cannot aim at collisions. Every field is in
+ * network order and is filled from the packet as it is, byte for byte,
+ * so userspace can build the same key:
+ *
+ *   @saddr, @daddr  the addresses, IPv4 v4-mapped
+ *   @proto          the transport protocol: IPv4's protocol field, or
+ *                   IPv6's last next-header after the extension headers
+ *                   (hop-by-hop, routing, fragment, destination, auth)
+ *   @sport, @dport  TCP, UDP, UDP-Lite and SCTP; zero otherwise
+ *   @seq            the TCP sequence number; zero otherwise
+ *   @len            the length of the payload: from its first byte to the
+ *                   packet's end (the IP length, not the frame)
+ *   @nbytes         how many payload bytes follow in @payload: the rule's
+ *                   N (at most BLOOM_DIGEST_BYTES_MAX), or fewer when the
+ *                   packet is shorter; bytes past @nbytes are zero
+ *
+ * The payload starts after the transport header for TCP (its data
+ * offset), UDP and UDP-Lite (8 bytes) and SCTP (the 12-byte common
+ * header); for every other protocol at the transport header itself (an
+ * ICMP echo's type, code, checksum, identifier and sequence are part of
+ * it). A later fragment (fragment offset not zero) sets
+ * BLOOM_DIGEST_F_FRAGMENT, has no ports or sequence number (zero), and
+ * its payload is the fragment's data from its first byte; a first
+ * fragment is read like a whole packet, with @len its own length.
+ *
+ * Left out because they change on the way or between resends of the same
+ * content: TTL and hop limit, the IPv4 header checksum, TOS/traffic class
+ * (ECN), the IPv4 identification and fragment bits, the IPv6 flow label,
+ * and the transport checksums (also unfinished on a locally sent packet
+ * whose checksum is offloaded).
+ */
+#define BLOOM_DIGEST_BYTES_MAX	64
+#define BLOOM_DIGEST_F_FRAGMENT	(1 << 0)	/* a later fragment */
+#define BLOOM_DIGEST_F_ALL	(BLOOM_DIGEST_F_FRAGMENT)
+
+struct bloom_key_digest {
+	__u8	saddr[16];
+	__u8	daddr[16];
+	__be32	len;
+	__be32	seq;
+	__be16	sport;
+	__be16	dport;
+	__u8	proto;
+	__u8	flags;		/* BLOOM_DIGEST_F_* */
+	__u8	nbytes;
+	__u8	pad;		/* zero */
+	__u8	payload[BLOOM_DIGEST_BYTES_MAX];
 };
 
 /* Number of 64-bit words in the bitmap of prefix lengths a net filter holds. */

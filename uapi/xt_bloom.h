@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * xt_bloom: the "bloom" match. The revision-0 match info is ABI: frozen.
+ * xt_bloom: the "bloom" match. Each revision's match info is ABI: frozen.
  */
 #ifndef _UAPI_XT_BLOOM_H
 #define _UAPI_XT_BLOOM_H
@@ -28,6 +28,27 @@ struct xt_bloom_mtinfo0 {
 	__u8	key_type;
 	__u8	flags;
 	__u8	pad[6];			/* zero */
+
+	/* Used internally by the kernel */
+	struct bloom_filter *filter __attribute__((aligned(8)));
+};
+
+/*
+ * Revision 1: revision 0 and the packet digest key. Its layout is
+ * revision 0's with the first padding byte given a meaning:
+ *   @key_type      any of revision 0's, or BLOOM_KEY_DIGEST: the packet's
+ *                  digest (struct bloom_key_digest), taken with
+ *                  @digest_bytes payload bytes; needs a digest filter;
+ *                  XT_BLOOM_DST does not apply to it (refused)
+ *   @digest_bytes  N, 0 to BLOOM_DIGEST_BYTES_MAX for BLOOM_KEY_DIGEST;
+ *                  zero for every other key type
+ */
+struct xt_bloom_mtinfo1 {
+	char	name[BLOOM_NAME_MAX];
+	__u8	key_type;
+	__u8	flags;
+	__u8	digest_bytes;
+	__u8	pad[5];			/* zero */
 
 	/* Used internally by the kernel */
 	struct bloom_filter *filter __attribute__((aligned(8)));

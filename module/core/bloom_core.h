@@ -143,6 +143,27 @@ const char *bloom_snap_strerror(int err);
 size_t bloom_key_size(u8 key_type);
 int bloom_key_check(u8 key_type, const void *key, size_t len);
 void bloom_net_mask(u8 *addr, unsigned int plen);
+bool bloom_digest_has_ports(u8 proto);
+
+/*
+ * digest.c: a packet digest key (uapi/bloom.h) from the parts of a packet
+ * its reader found. @l4 holds the first min(@l4_len, BLOOM_DIGEST_READ_MAX)
+ * bytes from the transport header (a later fragment: from its data):
+ * enough for the longest TCP header and the most payload a key takes.
+ */
+#define BLOOM_DIGEST_READ_MAX	(60 + BLOOM_DIGEST_BYTES_MAX)
+
+struct bloom_digest_pkt {
+	const u8 *saddr;	/* 16 bytes, IPv4 v4-mapped */
+	const u8 *daddr;
+	const u8 *l4;
+	u32 l4_len;		/* bytes from @l4 to the packet's end */
+	u8 proto;
+	bool fragment;		/* a later fragment: no transport header */
+};
+
+int bloom_digest_build(struct bloom_key_digest *k,
+		       const struct bloom_digest_pkt *p, unsigned int nbytes);
 
 /* fixmath.c: Q32.32 fixed point, enough for sizing and estimates */
 #define BLOOM_FX_ONE	(1LL << 32)

@@ -12,6 +12,7 @@
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/in.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -115,6 +116,8 @@ static inline u64 bloom_mul_div(u64 a, u64 b, u64 c)
 #define bloom_le32_to_cpu(x)	le32_to_cpu(x)
 #define bloom_cpu_to_le16(x)	cpu_to_le16(x)
 #define bloom_le16_to_cpu(x)	le16_to_cpu(x)
+#define bloom_cpu_to_be32(x)	cpu_to_be32(x)
+#define bloom_be32_to_cpu(x)	be32_to_cpu(x)
 
 /* Long loops over a filter run in process context only. */
 static inline void bloom_resched(void)
@@ -127,6 +130,7 @@ static inline void bloom_resched(void)
 #include <endian.h>
 #include <errno.h>
 #include <linux/types.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -248,6 +252,8 @@ static inline u64 bloom_mul_div(u64 a, u64 b, u64 c)
 #define bloom_le32_to_cpu(x)	le32toh(x)
 #define bloom_cpu_to_le16(x)	htole16(x)
 #define bloom_le16_to_cpu(x)	le16toh(x)
+#define bloom_cpu_to_be32(x)	htobe32(x)
+#define bloom_be32_to_cpu(x)	be32toh(x)
 
 static inline void bloom_resched(void)
 {

@@ -23,6 +23,8 @@ size_t bloom_key_size(u8 key_type)
 		return sizeof(struct bloom_key_addr_port);
 	case BLOOM_KEY_FLOW:
 		return sizeof(struct bloom_key_flow);
+	case BLOOM_KEY_DIGEST:
+		return sizeof(struct bloom_key_digest);
 	default:
 		return 0;
 	}
@@ -63,6 +65,29 @@ static bool net_key_valid(const struct bloom_key_net *k)
 	return !memcmp(masked, k->addr, 16);
 }
 
+/* Only these show ports in a digest; only TCP a sequence number. */
+bool bloom_digest_has_ports(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP;
+}
+EXPORT_SYMBOL_GPL(bloom_digest_has_ports);
+
+static bool digest_key_valid(const struct bloom_key_digest *k)
+{
+	bool frag = k->flags & BLOOM_DIGEST_F_FRAGMENT;
+
+	if (k->pad || (k->flags & ~BLOOM_DIGEST_F_ALL) ||
+	    k->nbytes > BLOOM_DIGEST_BYTES_MAX ||
+	    k->nbytes > bloom_be32_to_cpu(k->len) ||
+	    !zero(k->payload + k->nbytes, BLOOM_DIGEST_BYTES_MAX - k->nbytes))
+		return false;
+	if ((frag || !bloom_digest_has_ports(k->proto)) &&
+	    (k->sport || k->dport))
+		return false;
+	return !k->seq || (!frag && k->proto == IPPROTO_TCP);
+}
+
 /**
  * bloom_key_check() - is this a well-formed key of this type?
  * @key_type: enum bloom_key_type
@@ -90,6 +115,8 @@ int bloom_key_check(u8 key_type, const void *key, size_t len)
 		return ap->pad ? -EINVAL : 0;
 	case BLOOM_KEY_FLOW:
 		return zero(fl->pad, sizeof(fl->pad)) ? 0 : -EINVAL;
+	case BLOOM_KEY_DIGEST:
+		return digest_key_valid(key) ? 0 : -EINVAL;
 	default:
 		return 0;
 	}

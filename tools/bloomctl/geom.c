@@ -56,7 +56,7 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 	case 't':
 		o->key_type = key_type_parse(arg);
 		if (o->key_type < 0)
-			usage_error(cmd, "unknown key type '%s' (addr, net, addr,port, flow or bytes)",
+			usage_error(cmd, "unknown key type '%s' (addr, net, addr,port, flow, digest or bytes)",
 				    arg);
 		break;
 	case 's':

@@ -7,6 +7,7 @@
  *   net        192.0.2.0/24, 2001:db8::/32, or a bare address (/32, /128)
  *   addr,port  192.0.2.1,80  192.0.2.1,udp:53  [2001:db8::1],443  ::1,80
  *   flow       PROTO,SADDR,SPORT,DADDR,DPORT   tcp,10.0.0.1,1234,10.0.0.2,80
+ *   digest     0x followed by the 112 bytes of struct bloom_key_digest in hex
  *   bytes      any text, or 0x followed by hex digits
  */
 #define _GNU_SOURCE
@@ -279,6 +280,27 @@ static int parse_hex(struct parse *p, u8 *key, u16 *n)
 	return 0;
 }
 
+/*
+ * A packet digest is binary: its bytes in hex (uapi/bloom.h gives the
+ * layout), as a program that computed it would write them.
+ */
+static int parse_digest(struct parse *p, struct bloom_key_digest *k)
+{
+	u8 buf[BLOOM_KEY_BYTES_MAX];
+	u16 n;
+
+	if (p->len < 2 || p->s[0] != '0' || tolower(p->s[1]) != 'x')
+		return bad(p, "bad digest '%s' (want 0x and %zu bytes in hex)",
+			   p->shown, sizeof(*k));
+	if (parse_hex(p, buf, &n))
+		return -1;
+	if (n != sizeof(*k))
+		return bad(p, "digest of %u bytes, not %zu '%s'", n, sizeof(*k),
+			   p->shown);
+	memcpy(k, buf, sizeof(*k));
+	return 0;
+}
+
 /* A bytes record: __u16 length (host order, as the kernel reads it). */
 static int parse_bytes(struct parse *p, u8 *rec)
 {
@@ -342,7 +364,8 @@ int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 	text_shown(p.shown, sizeof(p.shown), text, len);
 	if (type != BLOOM_KEY_BYTES && (memchr(text, 0, len) || !len))
 		return bad(&p, "bad %s '%s'",
-			   type == BLOOM_KEY_FLOW ? "flow" : "address",
+			   type == BLOOM_KEY_FLOW ? "flow" :
+			   type == BLOOM_KEY_DIGEST ? "digest" : "address",
 			   p.shown);
 	switch (type) {
 	case BLOOM_KEY_ADDR:
@@ -358,6 +381,9 @@ int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 		break;
 	case BLOOM_KEY_FLOW:
 		err = parse_flow(&p, rec);
+		break;
+	case BLOOM_KEY_DIGEST:
+		err = parse_digest(&p, rec);
 		break;
 	default:
 		err = parse_bytes(&p, rec);

@@ -298,6 +298,7 @@ static const char *const key_types[] = {
 	[BLOOM_KEY_NET]		= "net",
 	[BLOOM_KEY_ADDR_PORT]	= "addr,port",
 	[BLOOM_KEY_FLOW]	= "flow",
+	[BLOOM_KEY_DIGEST]	= "digest",
 };
 
 int layout_parse(const char *s)

@@ -5,6 +5,13 @@
  *
  *   -m bloom [!] --bloom-set NAME [--bloom-key addr|net|addr,port|flow]
  *            [--bloom-dir src|dst] [--bloom-update]
+ *   -m bloom [!] --bloom-set NAME --bloom-key digest
+ *            [--bloom-digest-bytes N] [--bloom-update]
+ *
+ * Both revisions are registered on one layout (revision 1's, whose
+ * digest_bytes is revision 0's first padding byte): iptables uses the
+ * highest the kernel has, and on a kernel with revision 0 only, every
+ * rule without a digest still loads.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,11 +22,12 @@
 #include "../../uapi/bloom_ioctl.h"
 #include "../../uapi/xt_bloom.h"
 
-enum { O_SET, O_KEY, O_DIR, O_UPDATE };
+enum { O_SET, O_KEY, O_DIR, O_UPDATE, O_DIGEST_BYTES };
 
 static const char *const key_names[] = {
 	[BLOOM_KEY_ADDR] = "addr", [BLOOM_KEY_NET] = "net",
 	[BLOOM_KEY_ADDR_PORT] = "addr,port", [BLOOM_KEY_FLOW] = "flow",
+	[BLOOM_KEY_DIGEST] = "digest",
 };
 
 static const struct xt_option_entry bloom_opts[] = {
@@ -28,6 +36,8 @@ static const struct xt_option_entry bloom_opts[] = {
 	{ .name = "bloom-key", .id = O_KEY, .type = XTTYPE_STRING },
 	{ .name = "bloom-dir", .id = O_DIR, .type = XTTYPE_STRING },
 	{ .name = "bloom-update", .id = O_UPDATE, .type = XTTYPE_NONE },
+	{ .name = "bloom-digest-bytes", .id = O_DIGEST_BYTES,
+	  .type = XTTYPE_STRING },
 	XTOPT_TABLEEND,
 };
 
@@ -39,17 +49,21 @@ static void bloom_help(void)
 "                         (\"!\": whose key is not)\n"
 "  --bloom-key TYPE       how the packet forms its key, which must be the\n"
 "                         filter's key type: addr (default), net (every\n"
-"                         prefix length the filter holds), addr,port, flow\n"
+"                         prefix length the filter holds), addr,port, flow,\n"
+"                         digest (the packet's invariant content)\n"
 "  --bloom-dir src|dst    take address and port from the source (default)\n"
 "                         or the destination\n"
 "  --bloom-update         add the key to the filter; match if it was\n"
 "                         already there (\"seen before\")\n"
-"Filters are made with bloomctl(8); see its man page.\n");
+"  --bloom-digest-bytes N payload bytes in a digest key, 0 to %d\n"
+"                         (default %d)\n"
+"Filters are made with bloomctl(8); see its man page.\n",
+	       BLOOM_DIGEST_BYTES_MAX, BLOOM_DIGEST_BYTES_MAX);
 }
 
 static void bloom_init(struct xt_entry_match *m)
 {
-	struct xt_bloom_mtinfo0 *info = (void *)m->data;
+	struct xt_bloom_mtinfo1 *info = (void *)m->data;
 
 	info->key_type = BLOOM_KEY_ADDR;
 }
@@ -69,7 +83,7 @@ static int key_from_name(const char *s)
  * printable ASCII characters, no blank, no '/'. Refused here rather than
  * cut to fit, which would bind the rule to another filter.
  */
-static void bloom_set_name(struct xt_bloom_mtinfo0 *info, const char *name)
+static void bloom_set_name(struct xt_bloom_mtinfo1 *info, const char *name)
 {
 	size_t len = strlen(name), i;
 
@@ -88,9 +102,21 @@ static void bloom_set_name(struct xt_bloom_mtinfo0 *info, const char *name)
 	memcpy(info->name, name, len + 1);
 }
 
+/* N of --bloom-digest-bytes: decimal, 0 to BLOOM_DIGEST_BYTES_MAX. */
+static __u8 digest_bytes(const char *arg)
+{
+	unsigned int n;
+
+	if (!xtables_strtoui(arg, NULL, &n, 0, BLOOM_DIGEST_BYTES_MAX))
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: --bloom-digest-bytes takes 0 to %d, not \"%s\"",
+			      BLOOM_DIGEST_BYTES_MAX, arg);
+	return n;
+}
+
 static void bloom_parse(struct xt_option_call *cb)
 {
-	struct xt_bloom_mtinfo0 *info = cb->data;
+	struct xt_bloom_mtinfo1 *info = cb->data;
 	int key;
 
 	xtables_option_parse(cb);
@@ -104,7 +130,7 @@ static void bloom_parse(struct xt_option_call *cb)
 		key = key_from_name(cb->arg);
 		if (key < 0)
 			xtables_error(PARAMETER_PROBLEM,
-				      "bloom: --bloom-key takes addr, net, addr,port or flow, not \"%s\"",
+				      "bloom: --bloom-key takes addr, net, addr,port, flow or digest, not \"%s\"",
 				      cb->arg);
 		info->key_type = key;
 		break;
@@ -119,22 +145,46 @@ static void bloom_parse(struct xt_option_call *cb)
 	case O_UPDATE:
 		info->flags |= XT_BLOOM_UPDATE;
 		break;
+	case O_DIGEST_BYTES:
+		info->digest_bytes = digest_bytes(cb->arg);
+		break;
 	}
+}
+
+/* The digest options; without --bloom-digest-bytes N is the maximum. */
+static void check_digest(const struct xt_fcheck_call *cb,
+			 struct xt_bloom_mtinfo1 *info, int revision)
+{
+	if (info->key_type != BLOOM_KEY_DIGEST) {
+		if (cb->xflags & (1 << O_DIGEST_BYTES))
+			xtables_error(PARAMETER_PROBLEM,
+				      "bloom: --bloom-digest-bytes goes with --bloom-key digest only");
+		return;
+	}
+	if (revision < 1)
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: --bloom-key digest needs a newer xt_bloom kernel module (match revision 1)");
+	if (info->flags & XT_BLOOM_DST)
+		xtables_error(PARAMETER_PROBLEM,
+			      "bloom: --bloom-dir does not apply to digest keys");
+	if (!(cb->xflags & (1 << O_DIGEST_BYTES)))
+		info->digest_bytes = BLOOM_DIGEST_BYTES_MAX;
 }
 
 /*
  * The kernel refuses a rule for a missing filter or the wrong key type
  * with a bare errno; ask /dev/bloom first to say why in words.
  */
-static void bloom_check(struct xt_fcheck_call *cb)
+static void bloom_check(struct xt_fcheck_call *cb, int revision)
 {
-	const struct xt_bloom_mtinfo0 *info = cb->data;
+	struct xt_bloom_mtinfo1 *info = cb->data;
 	struct bloom_ioc_info in = {};
 	int fd;
 
 	if (info->key_type == BLOOM_KEY_NET && (info->flags & XT_BLOOM_UPDATE))
 		xtables_error(PARAMETER_PROBLEM,
 			      "bloom: --bloom-update cannot add prefixes to a net filter");
+	check_digest(cb, info, revision);
 	fd = open("/dev/bloom", O_RDONLY);
 	if (fd < 0)
 		return;		/* not loaded, or no access: the kernel decides */
@@ -155,7 +205,17 @@ static void bloom_check(struct xt_fcheck_call *cb)
 			      key_names[info->key_type]);
 }
 
-static void bloom_print_opts(const struct xt_bloom_mtinfo0 *info,
+static void bloom_check0(struct xt_fcheck_call *cb)
+{
+	bloom_check(cb, 0);
+}
+
+static void bloom_check1(struct xt_fcheck_call *cb)
+{
+	bloom_check(cb, 1);
+}
+
+static void bloom_print_opts(const struct xt_bloom_mtinfo1 *info,
 			     const char *prefix)
 {
 	printf(" %s--%sset %s", info->flags & XT_BLOOM_INVERT ? "! " : "",
@@ -164,6 +224,8 @@ static void bloom_print_opts(const struct xt_bloom_mtinfo0 *info,
 		printf(" --%skey %s", prefix, key_names[info->key_type]);
 	if (info->flags & XT_BLOOM_DST)
 		printf(" --%sdir dst", prefix);
+	if (info->key_type == BLOOM_KEY_DIGEST)
+		printf(" --%sdigest-bytes %u", prefix, info->digest_bytes);
 	if (info->flags & XT_BLOOM_UPDATE)
 		printf(" --%supdate", prefix);
 }
@@ -171,7 +233,7 @@ static void bloom_print_opts(const struct xt_bloom_mtinfo0 *info,
 static void bloom_print(const void *ip, const struct xt_entry_match *m,
 			int numeric)
 {
-	const struct xt_bloom_mtinfo0 *info = (const void *)m->data;
+	const struct xt_bloom_mtinfo1 *info = (const void *)m->data;
 
 	printf(" bloom");
 	bloom_print_opts(info, "bloom-");
@@ -187,25 +249,27 @@ static void bloom_save(const void *ip, const struct xt_entry_match *m)
  * match would also be offered to ebtables and arptables, whose frames
  * the match cannot parse.
  */
-#define BLOOM_MT_REG(fam) {						\
+#define BLOOM_MT_REG(rev, fam) {					\
 	.name = "bloom",						\
-	.revision = 0,							\
+	.revision = (rev),						\
 	.family = (fam),						\
 	.version = XTABLES_VERSION,					\
-	.size = XT_ALIGN(sizeof(struct xt_bloom_mtinfo0)),		\
-	.userspacesize = offsetof(struct xt_bloom_mtinfo0, filter),	\
+	.size = XT_ALIGN(sizeof(struct xt_bloom_mtinfo1)),		\
+	.userspacesize = offsetof(struct xt_bloom_mtinfo1, filter),	\
 	.help = bloom_help,						\
 	.init = bloom_init,						\
 	.print = bloom_print,						\
 	.save = bloom_save,						\
 	.x6_parse = bloom_parse,					\
-	.x6_fcheck = bloom_check,					\
+	.x6_fcheck = bloom_check##rev,				\
 	.x6_options = bloom_opts,					\
 }
 
 static struct xtables_match bloom_mt_reg[] = {
-	BLOOM_MT_REG(NFPROTO_IPV4),
-	BLOOM_MT_REG(NFPROTO_IPV6),
+	BLOOM_MT_REG(0, NFPROTO_IPV4),
+	BLOOM_MT_REG(0, NFPROTO_IPV6),
+	BLOOM_MT_REG(1, NFPROTO_IPV4),
+	BLOOM_MT_REG(1, NFPROTO_IPV6),
 };
 
 /* Runs when iptables dlopen()s the extension. */

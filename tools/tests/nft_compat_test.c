@@ -2,9 +2,9 @@
 /*
  * The bloom match at the kernel boundary: rules are sent to nf_tables
  * directly (libnftnl, libmnl), as nft_compat "match" expressions named
- * "bloom", revision 0, carrying a raw struct xt_bloom_mtinfo0, with no
- * iptables extension in between to refuse bad input first. Checks that
- * the kernel itself
+ * "bloom", revision 0 or 1, carrying a raw struct xt_bloom_mtinfo0 or
+ * xt_bloom_mtinfo1, with no iptables extension in between to refuse bad
+ * input first. Checks that the kernel itself
  *   - refuses the match in the bridge and ARP families (it reads IP
  *     headers: it exists for IPv4 and IPv6 only);
  *   - refuses each malformed match info with checkentry's errno;
@@ -40,6 +40,11 @@
 #define CHAIN	"c"
 #define F_ADDR	"nftc-addr"
 #define F_NET	"nftc-net"
+#define F_DIGEST "nftc-digest"
+
+/* Revision 1 is revision 0's layout with a padding byte given a meaning. */
+_Static_assert(sizeof(struct xt_bloom_mtinfo0) ==
+	       sizeof(struct xt_bloom_mtinfo1), "one layout");
 
 static struct mnl_socket *nl;
 static uint32_t seq;
@@ -165,7 +170,8 @@ static void build_deltable(struct mnl_nlmsg_batch *b, const void *arg)
 
 struct rule_arg {
 	int family;
-	struct xt_bloom_mtinfo0 info;
+	int rev;
+	struct xt_bloom_mtinfo1 info;
 };
 
 static void build_rule(struct mnl_nlmsg_batch *b, const void *arg)
@@ -181,7 +187,7 @@ static void build_rule(struct mnl_nlmsg_batch *b, const void *arg)
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, TABLE);
 	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, CHAIN);
 	nftnl_expr_set_str(e, NFTNL_EXPR_MT_NAME, "bloom");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_MT_REV, 0);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_MT_REV, ra->rev);
 	nftnl_expr_set(e, NFTNL_EXPR_MT_INFO, info, sizeof(ra->info));
 	nftnl_rule_add_expr(r, e);
 	nftnl_rule_nlmsg_build_payload(hdr(b, NFT_MSG_NEWRULE, ra->family,
@@ -200,11 +206,19 @@ static int deltable(int family)
 	return send_batch(build_deltable, &family);
 }
 
-static int rule(int family, const struct xt_bloom_mtinfo0 *info)
+static int rule_rev(int family, int rev, const struct xt_bloom_mtinfo1 *info)
 {
-	struct rule_arg ra = { .family = family, .info = *info };
+	struct rule_arg ra = { .family = family, .rev = rev, .info = *info };
 
 	return send_batch(build_rule, &ra);
+}
+
+static int rule(int family, const struct xt_bloom_mtinfo0 *info)
+{
+	struct xt_bloom_mtinfo1 info1;
+
+	memcpy(&info1, info, sizeof(info1));
+	return rule_rev(family, 0, &info1);
 }
 
 static struct xt_bloom_mtinfo0 good(const char *name, __u8 key_type)
@@ -357,6 +371,68 @@ static void test_checkentry(void)
 	}
 }
 
+/* Revision 1: the digest key and its payload length N. */
+static void test_checkentry1(void)
+{
+	static const struct {
+		const char *what;
+		const char *filter;
+		int rev;
+		__u8 key_type, flags, digest_bytes, pad_byte;
+		int want;
+	} cases[] = {
+		{ "a good digest rule", F_DIGEST, 1, BLOOM_KEY_DIGEST, XT_BLOOM_UPDATE, 64, 0, 0 },
+		{ "a digest rule with N = 0", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 0, 0, 0 },
+		{ "a good addr rule", F_ADDR, 1, BLOOM_KEY_ADDR, 0, 0, 0, 0 },
+		{ "N one over the maximum", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, BLOOM_DIGEST_BYTES_MAX + 1, 0, ERANGE },
+		{ "N = 255", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 255, 0, ERANGE },
+		{ "a digest key on an addr filter", F_ADDR, 1, BLOOM_KEY_DIGEST, 0, 64, 0, EINVAL },
+		{ "an addr key on a digest filter", F_DIGEST, 1, BLOOM_KEY_ADDR, 0, 0, 0, EINVAL },
+		{ "N with an addr key", F_ADDR, 1, BLOOM_KEY_ADDR, 0, 8, 0, EINVAL },
+		{ "a digest with a direction", F_DIGEST, 1, BLOOM_KEY_DIGEST, XT_BLOOM_DST, 64, 0, EINVAL },
+		{ "non-zero padding", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 64, 1, EINVAL },
+		{ "an unknown key type", F_DIGEST, 1, BLOOM_KEY_MAX, 0, 0, 0, EINVAL },
+		{ "revision 0 with a digest key", F_DIGEST, 0, BLOOM_KEY_DIGEST, 0, 0, 0, EINVAL },
+		{ "revision 0 with N (its padding)", F_ADDR, 0, BLOOM_KEY_ADDR, 0, 8, 0, EINVAL },
+	};
+	unsigned int i, j;
+	int err;
+
+	for (j = 0; j < 2; j++) {
+		int f = j ? NFPROTO_IPV6 : NFPROTO_IPV4;
+		const char *fam = j ? "ip6" : "ip";
+
+		err = table(f);
+		if (err) {
+			result(0, "%s: a table and chain can be made (%s)", fam,
+			       err_name(err));
+			continue;
+		}
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct xt_bloom_mtinfo1 info;
+
+			memset(&info, 0, sizeof(info));
+			snprintf(info.name, sizeof(info.name), "%s",
+				 cases[i].filter);
+			info.key_type = cases[i].key_type;
+			info.flags = cases[i].flags;
+			info.digest_bytes = cases[i].digest_bytes;
+			info.pad[4] = cases[i].pad_byte;
+			err = rule_rev(f, cases[i].rev, &info);
+			result(err == cases[i].want, "%s: revision %d: %s is %s (%s)",
+			       fam, cases[i].rev, cases[i].what,
+			       cases[i].want ? strerrorname_np(cases[i].want) :
+			       "accepted", err_name(err));
+		}
+		result(users(F_DIGEST) == 2 && users(F_ADDR) == 1,
+		       "%s: revision 1: only the good rules hold filters (users %ld and %ld)",
+		       fam, users(F_DIGEST), users(F_ADDR));
+		deltable(f);
+		users_settled(F_DIGEST, 0);
+		users_settled(F_ADDR, 0);
+	}
+}
+
 int main(void)
 {
 	int fam;
@@ -373,21 +449,28 @@ int main(void)
 		deltable(families[fam].family);
 	users_settled(F_ADDR, 0);
 	users_settled(F_NET, 0);
+	users_settled(F_DIGEST, 0);
 	destroy(F_ADDR);
 	destroy(F_NET);
-	if (create(F_ADDR, BLOOM_KEY_ADDR) || create(F_NET, BLOOM_KEY_NET)) {
+	destroy(F_DIGEST);
+	if (create(F_ADDR, BLOOM_KEY_ADDR) || create(F_NET, BLOOM_KEY_NET) ||
+	    create(F_DIGEST, BLOOM_KEY_DIGEST)) {
 		result(0, "test filters created");
 		return 1;
 	}
 
 	test_families();
 	test_checkentry();
+	test_checkentry1();
 
 	users_settled(F_ADDR, 0);
 	users_settled(F_NET, 0);
+	users_settled(F_DIGEST, 0);
 	destroy(F_ADDR);
 	destroy(F_NET);
-	result(users(F_ADDR) == -ENOENT && users(F_NET) == -ENOENT,
+	destroy(F_DIGEST);
+	result(users(F_ADDR) == -ENOENT && users(F_NET) == -ENOENT &&
+	       users(F_DIGEST) == -ENOENT,
 	       "the test filters are destroyed once no rule holds them");
 	mnl_socket_close(nl);
 	return failed;

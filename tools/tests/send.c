@@ -3,8 +3,14 @@
  * Test traffic: UDP packets from arbitrary source addresses (IPv4 or
  * IPv6), using transparent sockets so no address needs configuring.
  *
- *   bloom-send DST DPORT SRC[,SPORT]...     one packet from each source
- *   bloom-send DST DPORT -                  sources from stdin, one a line
+ *   bloom-send [--ttl N] DST DPORT SRC[,SPORT]...   one packet from each
+ *                                           source, payload "bloom"
+ *   bloom-send [--ttl N] DST DPORT -        from stdin, one a line:
+ *                                           SRC[,SPORT] [PAYLOAD] (the rest
+ *                                           of the line; default "bloom")
+ *   bloom-send --recv PORT                  print each UDP datagram's payload
+ *                                           to PORT (IPv4 or IPv6) as a line,
+ *                                           until one reads "END"
  *   bloom-send --fragment DST DPORT SRC,SPORT   a later IPv4 fragment whose
  *                                           payload starts like UDP ports
  *   bloom-send --truncated DST DPORT SRC    IPv4 "UDP" with 2 bytes of header
@@ -22,6 +28,8 @@
 #ifndef IPV6_TRANSPARENT
 #define IPV6_TRANSPARENT 75
 #endif
+
+static int ttl = -1;	/* --ttl: the sockets' TTL or hop limit */
 
 union addr {
 	struct sockaddr sa;
@@ -46,8 +54,10 @@ static int parse(const char *text, unsigned int port, union addr *a)
 }
 
 /* "ADDR" or "ADDR,PORT" (IPv6 too: the port follows the last comma). */
-static int send_from(const char *src_text, const union addr *dst, int dlen)
+static int send_from(const char *src_text, const union addr *dst, int dlen,
+		     const char *payload)
 {
+	size_t plen = strlen(payload);
 	char buf[128], *comma;
 	unsigned int sport = 40000;
 	union addr src;
@@ -71,9 +81,17 @@ static int send_from(const char *src_text, const union addr *dst, int dlen)
 		setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one));
 	else
 		setsockopt(fd, SOL_IPV6, IPV6_TRANSPARENT, &one, sizeof(one));
+	if (ttl >= 0 &&
+	    (src.sa.sa_family == AF_INET ?
+	     setsockopt(fd, SOL_IP, IP_TTL, &ttl, sizeof(ttl)) :
+	     setsockopt(fd, SOL_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl)))) {
+		perror("bloom-send: --ttl");
+		close(fd);
+		return -1;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, &src.sa, slen) ||
-	    sendto(fd, "bloom", 5, 0, &dst->sa, dlen) != 5) {
+	    sendto(fd, payload, plen, 0, &dst->sa, dlen) != (ssize_t)plen) {
 		fprintf(stderr, "bloom-send: from %s: %s\n", src_text,
 			strerror(errno));
 		close(fd);
@@ -125,28 +143,66 @@ static int send_odd(const char *mode, const char *dst, unsigned int dport,
 	return 0;
 }
 
+/* --recv PORT: a dual-stack socket; a line per datagram until "END". */
+static int recv_lines(unsigned int port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6,
+				  .sin6_port = htons(port) };
+	char buf[2048];
+	int fd, off = 0;
+	ssize_t n;
+
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off,
+				 sizeof(off)) ||
+	    bind(fd, (void *)&a, sizeof(a))) {
+		perror("bloom-send: --recv");
+		return 1;
+	}
+	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) >= 0) {
+		buf[n] = 0;
+		if (!strcmp(buf, "END"))
+			return 0;
+		printf("%s\n", buf);
+		fflush(stdout);
+	}
+	perror("bloom-send: recv");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
-	char line[256];
+	char line[256], *payload;
 	union addr dst;
 	int dlen, i, bad = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "--recv"))
+		return recv_lines(atoi(argv[2]));
 	if (argc == 5 && (!strcmp(argv[1], "--fragment") ||
 			  !strcmp(argv[1], "--truncated")))
 		return send_odd(argv[1], argv[2], atoi(argv[3]), argv[4]);
+	if (argc > 2 && !strcmp(argv[1], "--ttl")) {
+		ttl = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 4 || (dlen = parse(argv[1], atoi(argv[2]), &dst)) < 0) {
-		fprintf(stderr, "usage: bloom-send DST DPORT SRC[,SPORT]... | -\n");
+		fprintf(stderr, "usage: bloom-send [--ttl N] DST DPORT SRC[,SPORT]... | -\n");
 		return 2;
 	}
 	if (!strcmp(argv[3], "-")) {
 		while (fgets(line, sizeof(line), stdin)) {
-			line[strcspn(line, " \n")] = 0;
+			line[strcspn(line, "\n")] = 0;
+			payload = strchr(line, ' ');
+			if (payload)
+				*payload++ = 0;
 			if (*line)
-				bad |= send_from(line, &dst, dlen);
+				bad |= send_from(line, &dst, dlen,
+						 payload ?: "bloom");
 		}
 	} else {
 		for (i = 3; i < argc; i++)
-			bad |= send_from(argv[i], &dst, dlen);
+			bad |= send_from(argv[i], &dst, dlen, "bloom");
 	}
 	return bad ? 1 : 0;
 }
