@@ -350,22 +350,35 @@ static void info_text(const struct bloom_ioc_info *in)
 		plens_text(in);
 }
 
+void info_print(const struct bloom_ioc_info *in)
+{
+	struct json j;
+
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		info_json(&j, in);
+		json_finish(&j);
+	} else if (!opts.quiet) {
+		info_text(in);
+	}
+}
+
+/* NAME, or a snapshot FILE (a path: it holds a '/'), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
 	struct bloom_ioc_info in;
-	struct json j;
+	struct snap_filter sf;
 	int first = common_args(argc, argv);
 
 	positional(argv[0], argc - first, 1, 1, "NAME");
-	check_name(argv[0], argv[first]);
-	filter_key_type("info", argv[first], &in);
-	if (opts.format == OUT_JSON) {
-		json_start(&j);
-		info_json(&j, &in);
-		json_finish(&j);
-	} else if (!opts.quiet) {
-		info_text(&in);
+	if (is_snap_path(argv[first])) {
+		snap_filter_load("info", argv[first], &sf, &in);
+		snap_filter_free(&sf);
+	} else {
+		check_name(argv[0], argv[first]);
+		filter_key_type("info", argv[first], &in);
 	}
+	info_print(&in);
 	return EXIT_OK;
 }
 
