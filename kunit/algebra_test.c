@@ -109,6 +109,31 @@ static void halve_keeps_every_key(struct kunit *test)
 			bloom_word_read(&f->b->inserted));
 }
 
+/*
+ * Probes are multiply-shift: a probe of the half-size filter is the full
+ * one's divided by two, so halving gives exactly the filter that adding
+ * the same keys at half the size gives, no bit more (a halve that set
+ * every bit would still keep every key).
+ */
+static void halve_equals_half_size_filter(struct kunit *test)
+{
+	struct bt_filter *f = pow2_filter(test, *(u8 *)test->param_value);
+	struct bt_filter *h, *direct;
+	struct bloom_geom half;
+	u64 i, differ = 0;
+
+	add_keys(f, 0, 10000);
+	KUNIT_ASSERT_EQ(test, bloom_halve_geom(&f->c.g, &half), 0);
+	h = bt_filter_new(test, &half);
+	direct = bt_filter_new(test, &half);
+	bloom_halve(&f->c, f->b, &h->c, h->b);
+	add_keys(direct, 0, 10000);
+	for (i = 0; i < h->c.nwords; i++)
+		differ += bloom_word_read(&h->b->words[i]) !=
+			  bloom_word_read(&direct->b->words[i]);
+	KUNIT_EXPECT_EQ(test, differ, 0ULL);
+}
+
 static void halve_rejects_odd_range(struct kunit *test)
 {
 	struct bloom_geom g = { .bits = 3 * 512, .hashes = 4 }, out;
@@ -142,6 +167,7 @@ static struct kunit_case algebra_cases[] = {
 	KUNIT_CASE_PARAM(union_holds_both_sets, layout_gen_params),
 	KUNIT_CASE_PARAM(intersection_keeps_common_keys, layout_gen_params),
 	KUNIT_CASE_PARAM(halve_keeps_every_key, layout_gen_params),
+	KUNIT_CASE_PARAM(halve_equals_half_size_filter, layout_gen_params),
 	KUNIT_CASE(halve_rejects_odd_range),
 	KUNIT_CASE(combine_refuses_other_geometry),
 	{}

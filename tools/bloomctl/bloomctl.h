@@ -272,6 +272,23 @@ int write_file_atomic(const char *path, const void *buf, size_t len);
 char *snap_default_name(const char *path);
 void snap_free(struct snap_image *img);
 
+/* snapfilter.c: a snapshot file queried as a filter, offline */
+struct snap_filter {
+	struct bloom_core core;
+	struct bloom_bits *bits;
+};
+
+bool is_snap_path(const char *arg);
+void snap_filter_load(const char *cmd, const char *path,
+		      struct snap_filter *sf, struct bloom_ioc_info *in);
+u64 snap_filter_batch(const struct snap_filter *sf, unsigned long cmd,
+		      const struct keylist *kl, size_t first, u32 n, u8 *out);
+void snap_filter_free(struct snap_filter *sf);
+
+/* cmd_filter.c: a filter's INFO, printed */
+void info_print(const struct bloom_ioc_info *in,
+		const struct bloom_ioc_gen *gens);
+
 /* The subcommands, by group. */
 int cmd_create(int argc, char **argv);
 int cmd_destroy(int argc, char **argv);

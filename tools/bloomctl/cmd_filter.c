@@ -458,23 +458,37 @@ static void info_gens(const char *cmd, const char *name,
 		die_dev(what_of(cmd, name), err, name);
 }
 
+void info_print(const struct bloom_ioc_info *in,
+		const struct bloom_ioc_gen *gens)
+{
+	struct json j;
+
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		info_json(&j, in, gens);
+		json_finish(&j);
+	} else if (!opts.quiet) {
+		info_text(in, gens);
+	}
+}
+
+/* NAME, or a snapshot FILE (a path: it holds a '/'), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
 	struct bloom_ioc_gen gens[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_ioc_info in;
-	struct json j;
+	struct snap_filter sf;
 	int first = common_args(argc, argv);
 
 	positional(argv[0], argc - first, 1, 1, "NAME");
-	check_name(argv[0], argv[first]);
-	info_gens("info", argv[first], &in, gens);
-	if (opts.format == OUT_JSON) {
-		json_start(&j);
-		info_json(&j, &in, gens);
-		json_finish(&j);
-	} else if (!opts.quiet) {
-		info_text(&in, gens);
+	if (is_snap_path(argv[first])) {
+		snap_filter_load("info", argv[first], &sf, &in);
+		snap_filter_free(&sf);
+	} else {
+		check_name(argv[0], argv[first]);
+		info_gens("info", argv[first], &in, gens);
 	}
+	info_print(&in, gens);
 	return EXIT_OK;
 }
 

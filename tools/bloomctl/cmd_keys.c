@@ -3,8 +3,10 @@
  * Keys in a filter: add, del, test and count. The input is parsed whole
  * first (input.c); only then are the keys sent, KEYS_PER_BATCH at a
  * time. test exits 0 when every key is present, 1 when any is absent.
+ * test and count also query a snapshot file offline (snapfilter.c).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@ struct keys_cmd {
 	bool exist;		/* del: absent keys are not an error */
 	bool match;		/* test: net keys match as packets do */
 	bool force;		/* add: even past the filter's capacity */
+	bool file;		/* test, count: NAME is a snapshot file */
+	struct snap_filter sf;	/* its contents */
 	struct bloom_ioc_info info;
 	struct keylist kl;
 };
@@ -61,7 +65,10 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 	}
 	positional(argv[0], argc - optind, 1, -1, "NAME");
 	k->name = argv[optind];
-	check_name(argv[0], k->name);
+	k->file = (is_test || !strcmp(argv[0], "count")) &&
+		  is_snap_path(k->name);
+	if (!k->file)
+		check_name(argv[0], k->name);
 	k->in.args = argv + optind + 1;
 	k->in.nargs = argc - optind - 1;
 }
@@ -69,11 +76,23 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 /* The filter's key type, then every key of the input, validated. */
 static void keys_load(struct keys_cmd *k)
 {
-	u8 type = filter_key_type(k->cmd, k->name, &k->info);
+	u8 type;
+
+	if (k->file)
+		snap_filter_load(k->cmd, k->name, &k->sf, &k->info);
+	else
+		filter_key_type(k->cmd, k->name, &k->info);
+	type = k->info.key_type;
 
 	keylist_load(&k->kl, type, &k->in, k->cmd);
 	free(k->in.files);
 	k->in.files = NULL;
+}
+
+static void keys_done(struct keys_cmd *k)
+{
+	if (k->file)
+		snap_filter_free(&k->sf);
 }
 
 static bool filter_exists(const char *name)
@@ -128,7 +147,13 @@ static u64 send_keys(struct keys_cmd *k, const struct keylist *kl,
 		if (results)
 			out = results + (cmd == BLOOM_IOC_TEST ? at / 8 : at);
 
-		err = dev_batch(cmd, k->name, kl, at, n, out, &b);
+		if (k->file) {
+			memset(&b, 0, sizeof(b));
+			b.hits = snap_filter_batch(&k->sf, cmd, kl, at, n, out);
+			err = 0;
+		} else {
+			err = dev_batch(cmd, k->name, kl, at, n, out, &b);
+		}
 		hits += b.hits;
 		if (err == -ENOENT && cmd == BLOOM_IOC_DEL &&
 		    filter_exists(k->name)) {
@@ -236,11 +261,26 @@ static bool holds_plen(const struct bloom_ioc_info *in, unsigned int plen)
 }
 
 /*
- * test --match on a net filter: a key matches as a packet from its
- * address would, when the address masked to any prefix length the filter
- * holds (up to the key's own) is present.
+ * A key of a net filter is looked up as a packet from its address would
+ * be (longest prefix first, every prefix length the filter holds) when it
+ * is a bare address, or any key with --match; a prefix a.b.c.d/len, and
+ * the prefixes a range covers, are looked up exactly.
  */
-static u64 test_match(struct keys_cmd *k, u8 *map)
+static bool longest_prefix(const struct keys_cmd *k, size_t i)
+{
+	return k->kl.type == BLOOM_KEY_NET &&
+	       (k->match || !strpbrk(keylist_text(&k->kl, i), "/-"));
+}
+
+#define NO_MATCH	0xff	/* matched[]: no prefix matched */
+
+/*
+ * Test a net filter's keys: a longest-prefix key probes its address
+ * masked to each prefix length the filter holds, up to the key's own,
+ * longest first, as bloom_test_net() does; an exact key probes itself.
+ * matched[i] is the prefix length that made key i present.
+ */
+static u64 test_net(struct keys_cmd *k, u8 *map, u8 *matched)
 {
 	struct keylist probes = { .type = BLOOM_KEY_NET,
 				  .stride = sizeof(struct bloom_key_net) };
@@ -251,11 +291,13 @@ static u64 test_match(struct keys_cmd *k, u8 *map)
 
 	for (i = 0; i < k->kl.count; i++) {
 		const struct bloom_key_net *key = keylist_rec(&k->kl, i);
+		bool lpm = longest_prefix(k, i);
 
+		matched[i] = NO_MATCH;
 		for (p = key->plen; p >= 0; p--) {
 			struct bloom_key_net probe = *key;
 
-			if (!holds_plen(&k->info, (unsigned int)p))
+			if (lpm && !holds_plen(&k->info, (unsigned int)p))
 				continue;
 			probe.plen = (u8)p;
 			bloom_net_mask(probe.addr, probe.plen);
@@ -266,13 +308,19 @@ static u64 test_match(struct keys_cmd *k, u8 *map)
 						  ocap * sizeof(*origin));
 			}
 			origin[probes.count - 1] = i;
+			if (!lpm)
+				break;
 		}
 	}
 	hits = xcalloc(probes.count / 8 + 1, 1);
 	send_keys(k, &probes, BLOOM_IOC_TEST, hits, NULL);
+	/* A key's probes are in a row, longest first: the first hit wins. */
 	for (j = 0; j < probes.count; j++) {
+		const struct bloom_key_net *probe = keylist_rec(&probes, j);
+
 		if (bit(hits, j) && !bit(map, origin[j])) {
 			map[origin[j] / 8] |= (u8)(1 << (origin[j] % 8));
+			matched[origin[j]] = probe->plen;
 			present++;
 		}
 	}
@@ -282,8 +330,64 @@ static u64 test_match(struct keys_cmd *k, u8 *map)
 	return present;
 }
 
-static void test_json(const struct keys_cmd *k, const u8 *map, u64 present)
+/* "203.0.113.0/24" for the prefix of length @plen (on 128 bits) of @key. */
+static void prefix_text(const struct bloom_key_net *key, u8 plen, char *buf,
+			size_t size)
 {
+	static const u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct bloom_key_net p = *key;
+	char addr[INET6_ADDRSTRLEN];
+
+	bloom_net_mask(p.addr, plen);
+	if (!memcmp(p.addr, mapped, sizeof(mapped)) && plen >= 96) {
+		inet_ntop(AF_INET, p.addr + 12, addr, sizeof(addr));
+		plen -= 96;
+	} else {
+		inet_ntop(AF_INET6, p.addr, addr, sizeof(addr));
+	}
+	snprintf(buf, size, "%s/%u", addr, plen);
+}
+
+/*
+ * How key @i was looked up, for people: "" unless the filter holds net
+ * keys; "longest-prefix match, as a packet: 203.0.113.0/24" names the
+ * prefix that matched.
+ */
+static const char *lookup_note(const struct keys_cmd *k, size_t i,
+			       const u8 *matched, char *buf, size_t size)
+{
+	char prefix[INET6_ADDRSTRLEN + 8];
+
+	if (k->kl.type != BLOOM_KEY_NET)
+		return "";
+	if (!longest_prefix(k, i))
+		return " (exact prefix)";
+	if (matched[i] == NO_MATCH)
+		return " (longest-prefix match, as a packet)";
+	prefix_text(keylist_rec(&k->kl, i), matched[i], prefix,
+		    sizeof(prefix));
+	snprintf(buf, size, " (longest-prefix match, as a packet: %s)",
+		 prefix);
+	return buf;
+}
+
+/* "longest-prefix", "exact", or "mixed" when the keys were both. */
+static const char *lookup_kind(const struct keys_cmd *k)
+{
+	size_t i, lpm = 0;
+
+	for (i = 0; i < k->kl.count; i++)
+		lpm += longest_prefix(k, i);
+	if (lpm == k->kl.count)
+		return "longest-prefix";
+	return lpm ? "mixed" : "exact";
+}
+
+static void test_json(const struct keys_cmd *k, const u8 *map,
+		      const u8 *matched, u64 present)
+{
+	char prefix[INET6_ADDRSTRLEN + 8];
+	bool net = k->kl.type == BLOOM_KEY_NET;
 	struct json j;
 	size_t i;
 
@@ -293,12 +397,24 @@ static void test_json(const struct keys_cmd *k, const u8 *map, u64 present)
 	json_u64(&j, "keys", k->kl.count);
 	json_u64(&j, "present", present);
 	json_u64(&j, "absent", k->kl.count - present);
+	if (net)
+		json_str(&j, "lookup", lookup_kind(k));
 	if (k->verbose) {
 		json_array(&j, "results");
 		for (i = 0; i < k->kl.count; i++) {
+			bool lpm = longest_prefix(k, i);
+
 			json_object(&j, NULL);
 			json_str(&j, "key", keylist_text(&k->kl, i));
 			json_bool(&j, "present", bit(map, i));
+			if (net)
+				json_str(&j, "lookup",
+					 lpm ? "longest-prefix" : "exact");
+			if (net && lpm && bit(map, i)) {
+				prefix_text(keylist_rec(&k->kl, i), matched[i],
+					    prefix, sizeof(prefix));
+				json_str(&j, "matched", prefix);
+			}
 			json_close(&j, '}');
 		}
 		json_close(&j, ']');
@@ -307,47 +423,56 @@ static void test_json(const struct keys_cmd *k, const u8 *map, u64 present)
 	json_finish(&j);
 }
 
-static void test_text(const struct keys_cmd *k, const u8 *map, u64 present)
+static void test_text(const struct keys_cmd *k, const u8 *map,
+		      const u8 *matched, u64 present)
 {
+	char note[INET6_ADDRSTRLEN + 64];
 	size_t i;
 
 	if (opts.quiet)
 		return;
 	if (k->verbose) {
 		for (i = 0; i < k->kl.count; i++)
-			printf("%s %s\n", keylist_text(&k->kl, i),
-			       bit(map, i) ? "present" : "absent");
+			printf("%s %s%s\n", keylist_text(&k->kl, i),
+			       bit(map, i) ? "present" : "absent",
+			       lookup_note(k, i, matched, note, sizeof(note)));
 	} else if (k->kl.count == 1) {
-		printf("%s is %s %s\n", keylist_text(&k->kl, 0),
-		       present ? "present in" : "absent from", k->name);
+		printf("%s is %s %s%s\n", keylist_text(&k->kl, 0),
+		       present ? "present in" : "absent from", k->name,
+		       lookup_note(k, 0, matched, note, sizeof(note)));
 	} else {
-		printf("%llu of %zu key%s present in %s\n",
-		       (unsigned long long)present, k->kl.count,
-		       PLURAL(k->kl.count), k->name);
+		printf("%llu of %zu key%s present in %s", (unsigned long long)present,
+		       k->kl.count, PLURAL(k->kl.count), k->name);
+		if (k->kl.type == BLOOM_KEY_NET)
+			printf(" (lookup: %s)", lookup_kind(k));
+		printf("\n");
 	}
 }
 
 int cmd_test(int argc, char **argv)
 {
 	struct keys_cmd k;
+	u8 *map, *matched;
 	u64 present;
 	int status;
-	u8 *map;
 
 	keys_options(argc, argv, &k);
 	keys_load(&k);
 	map = xcalloc(k.kl.count / 8 + 1, 1);
-	if (k.match && k.kl.type == BLOOM_KEY_NET)
-		present = test_match(&k, map);
+	matched = xcalloc(k.kl.count + 1, 1);
+	if (k.kl.type == BLOOM_KEY_NET)
+		present = test_net(&k, map, matched);
 	else
 		present = send_keys(&k, &k.kl, BLOOM_IOC_TEST, map, NULL);
 	if (opts.format == OUT_JSON)
-		test_json(&k, map, present);
+		test_json(&k, map, matched, present);
 	else
-		test_text(&k, map, present);
+		test_text(&k, map, matched, present);
 	status = present == k.kl.count ? EXIT_OK : EXIT_ABSENT;
+	free(matched);
 	free(map);
 	keylist_free(&k.kl);
+	keys_done(&k);
 	return status;
 }
 
@@ -374,5 +499,6 @@ int cmd_count(int argc, char **argv)
 		printf("%u\n", count);
 	}
 	keylist_free(&k.kl);
+	keys_done(&k);
 	return EXIT_OK;
 }

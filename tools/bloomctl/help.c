@@ -41,6 +41,11 @@
 "             layout is struct bloom_key_digest in the uapi header)\n" \
 "  bytes      the text itself (1 to 128 bytes), or 0x followed by hex digits\n"
 
+#define FILE_HELP \
+"NAME may be a snapshot FILE, read without the kernel: any argument holding\n" \
+"a '/' (which no filter name can), e.g. ./drop.bloom. It is verified as a\n" \
+"restore would verify it, and answered with the kernel's own filter code.\n"
+
 #define OUT_HELP \
 "--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
 "same directory, fsync, rename) with mode 0600, because it holds the seed;\n" \
@@ -78,9 +83,9 @@ const struct command commands[] = {
 	  "List the filters of this network namespace, in creation order; OVER\n"
 	  "after the inserted count marks a filter past its capacity.\n\n"
 	  "  -n, --names        names only, one per line\n" },
-	{ "info", cmd_info, "NAME",
+	{ "info", cmd_info, "NAME|FILE",
 	  "Show a filter's geometry and statistics, with its capacity; a filter\n"
-	  "holding more keys than that is marked OVER CAPACITY.\n" },
+	  "holding more keys than that is marked OVER CAPACITY.\n\n" FILE_HELP },
 	{ "limits", cmd_limits, "[--max-filters N] [--max-bytes B]",
 	  "Show, or change, the namespace's limits on filters and array memory.\n"
 	  "Sizes take k, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), e.g. 64MiB.\n" },
@@ -98,19 +103,24 @@ const struct command commands[] = {
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "      --exist        skip absent keys instead of failing\n\n"
 	  KEYS_HELP },
-	{ "test", cmd_test, "NAME [KEY...] [-f FILE]... [--verbose] [--match]",
+	{ "test", cmd_test, "NAME|FILE [KEY...] [-f FILE]... [--verbose] [--match]",
 	  "Test keys. Exit status 0 when every key is present, 1 when any is\n"
 	  "absent, 2 on error. A Bloom filter may say present for a key never added\n"
-	  "(a false positive); it never says absent for a key that was added.\n\n"
+	  "(a false positive); it never says absent for a key that was added.\n"
+	  "In a net filter a bare address is tested as the packet path tests a\n"
+	  "packet from it: every prefix length the filter holds, longest first\n"
+	  "(10.1.2.3 is present when 10.0.0.0/8 is; the output names the prefix that\n"
+	  "matched); a prefix ADDRESS/LEN is looked up exactly. The output says which\n"
+	  "lookup each key had (JSON: \"lookup\", and \"matched\" with --verbose).\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "  -v, --verbose      a line per key: KEY present, or KEY absent\n"
-	  "      --match        net filters: match as packets do, probing every prefix\n"
-	  "                     length the filter holds (10.1.2.3 matches 10.0.0.0/8);\n"
-	  "                     without it a key is looked up exactly as given\n\n"
-	  KEYS_HELP },
-	{ "count", cmd_count, "NAME KEY",
+	  "      --match        net filters: prefixes too match as packets do, up to\n"
+	  "                     their own length\n\n"
+	  FILE_HELP "\n" KEYS_HELP },
+	{ "count", cmd_count, "NAME|FILE KEY",
 	  "Print how often KEY was added to a counting filter (an upper bound;\n"
-	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n" },
+	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n\n"
+	  FILE_HELP },
 	{ "save", cmd_save, "NAME --out FILE",
 	  "Save a filter to a snapshot file.\n\n" OUT_HELP "\n"
 	  "      --out FILE     the snapshot to write (- is stdout)\n" },
