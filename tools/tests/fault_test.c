@@ -789,6 +789,41 @@ static int check_limits_set(const struct state *b, const struct state *a,
 	return 0;
 }
 
+/* The three filters and "g", an aging filter (G = 2, no timer) with keys. */
+static int setup_aged(void)
+{
+	struct bloom_ioc_create c = { .bits = 1 << 16, .hashes = 4,
+				      .layout = BLOOM_LAYOUT_BLOCKED,
+				      .key_type = BLOOM_KEY_BYTES,
+				      .flags = BLOOM_F_FIXED_SEED, .seed = 42,
+				      .generations = 2 };
+	int err = setup_three();
+
+	name_of(c.name, "g");
+	return err ?: io(BLOOM_IOC_CREATE, &c) ?:
+		      batch(BLOOM_IOC_ADD, "g", NKEYS);
+}
+
+static int run_rotate(void)
+{
+	return name_cmd(BLOOM_IOC_ROTATE, "g");
+}
+
+/* One rotation: counted once, and with G = 2 every key is still in. */
+static int check_rotate(const struct state *b, const struct state *a,
+			int err)
+{
+	const struct fstate *f = state_find(a, "g");
+
+	if (err)
+		return state_same(b, a, NULL, NULL);
+	if (!f || f->in.rotations != state_find(b, "g")->in.rotations + 1)
+		return fail("ROTATE succeeded, the rotation count is not one up");
+	if (present("g", NKEYS) != NKEYS)
+		return fail("ROTATE succeeded, a key of the previous generation is gone");
+	return state_same(b, a, "g", NULL);
+}
+
 static struct op ops[] = {
 	{ "VERSION", setup_three, run_version, check_version },
 	{ "CREATE", setup_three, run_create, check_created },
@@ -813,6 +848,7 @@ static struct op ops[] = {
 	  check_restore_replace },
 	{ "LIMITS", setup_three, run_limits, check_limits },
 	{ "LIMITS-set", setup_three, run_limits_set, check_limits_set },
+	{ "ROTATE", setup_aged, run_rotate, check_rotate },
 };
 
 /* What an injected allocation or copy failure may turn into. */
