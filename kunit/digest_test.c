@@ -224,6 +224,39 @@ static void digest_build_later_fragment(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bloom_digest_build(&k, &p, 64), 0);
 }
 
+/*
+ * The middle fragments of one datagram often have the same length and
+ * the same first bytes: their offset and the datagram's identification
+ * keep them apart.
+ */
+static void digest_build_fragments_differ(struct kunit *test)
+{
+	u8 buf[BLOOM_DIGEST_READ_MAX] = {};
+	static const u8 v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	struct bloom_digest_pkt p = dg_pkt(buf, 40, IPPROTO_UDP);
+	struct bloom_key_digest a, b;
+
+	p.saddr = v6;	/* IPv6: a 32-bit identification */
+	p.fragment = true;
+	p.frag_id = 0x12345678;
+	p.frag_off = 1480;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&a, &p, 64), 0);
+	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(a.seq), 1480U);
+	KUNIT_EXPECT_EQ(test, bloom_be16_to_cpu(a.sport), 0x1234);
+	KUNIT_EXPECT_EQ(test, bloom_be16_to_cpu(a.dport), 0x5678);
+	dg_expect_valid(test, &a);
+	p.frag_off = 2960;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&b, &p, 64), 0);
+	KUNIT_EXPECT_NE(test, memcmp(&a, &b, sizeof(a)), 0);
+	p.frag_off = 1480;
+	p.frag_id = 0x12345679;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&b, &p, 64), 0);
+	KUNIT_EXPECT_NE(test, memcmp(&a, &b, sizeof(a)), 0);
+	p.frag_id = 0x12345678;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&b, &p, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &b, sizeof(a)), 0);
+}
+
 /* bloom_key_check() refuses every second encoding of a digest. */
 static void digest_key_check_refuses_noncanonical(struct kunit *test)
 {
@@ -251,7 +284,12 @@ static void digest_key_check_refuses_noncanonical(struct kunit *test)
 	k.len = bloom_cpu_to_be32(19);	/* fewer than nbytes */
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;
-	k.flags = BLOOM_DIGEST_F_FRAGMENT;	/* with ports */
+	k.flags = BLOOM_DIGEST_F_FRAGMENT;	/* IPv4: a 32-bit id */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
+	k.sport = 0;
+	k.seq = bloom_cpu_to_be32(1480);
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), 0);
+	k.seq = bloom_cpu_to_be32(1481);	/* not a multiple of 8 */
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;
 	k.seq = bloom_cpu_to_be32(1);	/* UDP has none */
@@ -407,6 +445,7 @@ static struct kunit_case digest_cases[] = {
 	KUNIT_CASE(digest_build_tcp_skips_options),
 	KUNIT_CASE(digest_build_other_protocol_from_header),
 	KUNIT_CASE(digest_build_later_fragment),
+	KUNIT_CASE(digest_build_fragments_differ),
 	KUNIT_CASE(digest_key_check_refuses_noncanonical),
 #ifdef __KERNEL__
 	KUNIT_CASE(digest_skb_ignores_mutable_ipv4_fields),

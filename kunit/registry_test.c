@@ -321,21 +321,51 @@ static void limits_refuse_creation(struct kunit *test)
 {
 	struct bloom_limits saved, l;
 
-	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &saved, false),
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &saved, false, false),
 			0);
 	l = saved;
 	l.max_filters = saved.filters + 1;
-	bloom_registry_limits(&init_net, &l, true);
+	bloom_registry_limits(&init_net, &l, true, true);
 	KUNIT_EXPECT_EQ(test, make("kunit_lim1", BLOOM_KEY_BYTES, 0), 0);
 	KUNIT_EXPECT_EQ(test, make("kunit_lim2", BLOOM_KEY_BYTES, 0), -ENOSPC);
 	l.max_filters = saved.max_filters;
 	l.max_bytes = 4096;
-	bloom_registry_limits(&init_net, &l, true);
+	bloom_registry_limits(&init_net, &l, true, true);
 	KUNIT_EXPECT_EQ(test, make("kunit_lim2", BLOOM_KEY_BYTES, 0), -E2BIG);
-	bloom_registry_limits(&init_net, &saved, true);
+	bloom_registry_limits(&init_net, &saved, true, true);
 	KUNIT_EXPECT_EQ(test, make("kunit_lim2", BLOOM_KEY_BYTES, 0), 0);
 	bloom_registry_destroy(&init_net, "kunit_lim1");
 	bloom_registry_destroy(&init_net, "kunit_lim2");
+}
+
+/*
+ * A namespace's own root moves its limits up to the ceiling the host
+ * set, never above: a limit the host lowered stays lowered.
+ */
+static void limits_ceiling_is_the_hosts(struct kunit *test)
+{
+	struct bloom_limits saved, l;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &saved, false,
+						    false), 0);
+	l = saved;
+	l.max_bytes = saved.max_bytes / 2;
+	KUNIT_EXPECT_EQ(test, bloom_registry_limits(&init_net, &l, true, true),
+			0);
+	l.max_bytes = saved.max_bytes;
+	KUNIT_EXPECT_EQ(test, bloom_registry_limits(&init_net, &l, true, false),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, l.max_bytes, saved.max_bytes);
+	bloom_registry_limits(&init_net, &l, false, false);
+	KUNIT_EXPECT_EQ(test, l.max_bytes, saved.max_bytes / 2);
+	l.max_bytes = saved.max_bytes / 4;
+	KUNIT_EXPECT_EQ(test, bloom_registry_limits(&init_net, &l, true, false),
+			0);
+	l.max_bytes = saved.max_bytes / 2;
+	KUNIT_EXPECT_EQ(test, bloom_registry_limits(&init_net, &l, true, false),
+			0);
+	KUNIT_EXPECT_EQ(test, bloom_registry_limits(&init_net, &saved, true,
+						    true), 0);
 }
 
 static void net_filter_matches_inside_prefix(struct kunit *test)
@@ -372,6 +402,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(full_filter_stops_adding),
 	KUNIT_CASE_SLOW(halve_keeps_completed_adds),
 	KUNIT_CASE(limits_refuse_creation),
+	KUNIT_CASE(limits_ceiling_is_the_hosts),
 	KUNIT_CASE(net_filter_matches_inside_prefix),
 	{}
 };

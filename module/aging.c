@@ -276,15 +276,25 @@ void bloom_age_arm(struct bloom_filter *f, struct bloom_contents *c)
  */
 void bloom_age_kick(struct bloom_filter *f, struct bloom_contents *c)
 {
-	if (test_bit(BLOOM_C_ROTATE_DUE, &c->flags) ||
-	    test_and_set_bit(BLOOM_C_ROTATE_DUE, &c->flags))
-		return;
 	/*
 	 * Under RCU: bloom_age_stop() waits a grace period after setting
 	 * @unlisted before it cancels, so this queueing is cancelled too.
 	 */
-	if (!READ_ONCE(f->unlisted))
+	if (READ_ONCE(f->unlisted))
+		return;
+	if (!test_bit(BLOOM_C_ROTATE_DUE, &c->flags) &&
+	    !test_and_set_bit(BLOOM_C_ROTATE_DUE, &c->flags)) {
 		mod_delayed_work(system_power_efficient_wq, &f->age_work, 0);
+		return;
+	}
+	/*
+	 * Already asked, but perhaps of another filter's work: a swap can
+	 * move @c to @f after the request queued the old owner's work.
+	 * Queue @f's unless it is pending (a plain read, no write while
+	 * the request is outstanding).
+	 */
+	if (!delayed_work_pending(&f->age_work))
+		queue_delayed_work(system_power_efficient_wq, &f->age_work, 0);
 }
 
 /**
@@ -299,7 +309,19 @@ void bloom_age_stop(struct bloom_filter *f)
 	if (!f->armed)
 		return;
 	synchronize_rcu();	/* kickers that saw it listed have queued */
-	cancel_delayed_work_sync(&f->age_work);
+	bloom_age_cancel(f);
+}
+
+/**
+ * bloom_age_cancel() - bloom_age_stop() for a caller that already waited
+ * @f: a filter whose @unlisted was set, then a grace period passed
+ *
+ * Lets namespace exit wait one grace period for all its filters.
+ */
+void bloom_age_cancel(struct bloom_filter *f)
+{
+	if (f->armed)
+		cancel_delayed_work_sync(&f->age_work);
 }
 
 /* Fold one generation's stats into the filter's. */

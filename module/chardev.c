@@ -282,13 +282,11 @@ static long ioc_limits(struct net *net, void *arg)
 	if (set && !ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	/*
-	 * Above the module's defaults only with CAP_NET_ADMIN over the
-	 * host: root of a user namespace owning its network namespace
-	 * manages its filters there, within what the host allows.
+	 * Root of a user namespace owning its network namespace manages
+	 * its filters there, within the ceiling the host's administrator
+	 * set (see bloom_registry_limits()).
 	 */
-	if (set && bloom_limits_over_default(&l) && !capable(CAP_NET_ADMIN))
-		return -EPERM;
-	err = bloom_registry_limits(net, &l, set);
+	err = bloom_registry_limits(net, &l, set, set && capable(CAP_NET_ADMIN));
 	if (err)
 		return err;
 	lim->max_filters = l.max_filters;

@@ -39,6 +39,8 @@ static int parse_v4(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 	map_v4(daddr, iph->daddr);
 	p->proto = iph->protocol;
 	p->fragment = (iph->frag_off & htons(IP_OFFSET)) != 0;
+	p->frag_id = ntohs(iph->id);
+	p->frag_off = (ntohs(iph->frag_off) & IP_OFFSET) << 3;
 	*end = noff + ntohs(iph->tot_len);
 	return noff + iph->ihl * 4;
 }
@@ -54,9 +56,10 @@ static int parse_v6(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 	unsigned int noff = skb_network_offset(skb);
 	const struct ipv6hdr *ip6h;
 	struct ipv6hdr _ip6h;
+	const struct frag_hdr *fh;
+	struct frag_hdr _fh;
 	__be16 frag_off = 0;
-	u8 nexthdr, _nh;
-	const u8 *nh;
+	u8 nexthdr;
 	int off;
 
 	ip6h = skb_header_pointer(skb, noff, sizeof(_ip6h), &_ip6h);
@@ -76,10 +79,12 @@ static int parse_v6(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 		p->proto = nexthdr;
 		return off;
 	}
-	nh = skb_header_pointer(skb, off, 1, &_nh);
-	if (!nh)
+	fh = skb_header_pointer(skb, off, sizeof(_fh), &_fh);
+	if (!fh)
 		return -EBADMSG;
-	p->proto = *nh;
+	p->proto = fh->nexthdr;
+	p->frag_id = ntohl(fh->identification);
+	p->frag_off = ntohs(fh->frag_off) & IP6_OFFSET;
 	return off + sizeof(struct frag_hdr);
 }
 

@@ -664,37 +664,40 @@ unlock:
 EXPORT_SYMBOL_GPL(bloom_registry_combine);
 
 /**
- * bloom_limits_over_default() - would @l raise a limit above the default?
- * @l: the requested maxima
- *
- * The module parameters are what the host's administrator allows every
- * namespace; they are read-only once loaded, so no lock is needed.
- *
- * Return: true if either maximum is above its module parameter.
- */
-bool bloom_limits_over_default(const struct bloom_limits *l)
-{
-	return l->max_filters > max_filters || l->max_bytes > max_bytes;
-}
-
-/**
  * bloom_registry_limits() - read, or set then read, a namespace's limits
  * @net: the namespace
  * @l: in: the new maxima when @set; out: maxima and usage
  * @set: change the maxima (existing filters are kept)
+ * @host: the caller has CAP_NET_ADMIN over the host (init_user_ns)
  *
- * Return: 0 or -EINTR.
+ * The host's administrator sets any maxima, and they become the
+ * namespace's ceiling; anyone else (root of a user namespace owning the
+ * network namespace) may move them at most up to that ceiling, which
+ * starts at the module parameters. So a namespace cannot undo a limit
+ * the host put on it, yet may lower its own and raise it back.
+ *
+ * Return: 0, -EPERM (above the ceiling without @host) or -EINTR.
  */
-int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set)
+int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set,
+			  bool host)
 {
 	struct bloom_net *bn = bloom_net(net);
 	int err = lock_registry(bn);
 
 	if (err)
 		return err;
+	if (set && !host && (l->max_filters > bn->ceil_filters ||
+			     l->max_bytes > bn->ceil_bytes)) {
+		mutex_unlock(&bn->lock);
+		return -EPERM;
+	}
 	if (set) {
 		bn->max_filters = l->max_filters;
 		bn->max_bytes = l->max_bytes;
+	}
+	if (set && host) {
+		bn->ceil_filters = l->max_filters;
+		bn->ceil_bytes = l->max_bytes;
 	}
 	l->max_filters = bn->max_filters;
 	l->max_bytes = bn->max_bytes;
@@ -806,6 +809,8 @@ static int __net_init bloom_net_init(struct net *net)
 	INIT_LIST_HEAD(&bn->filters);
 	bn->max_filters = max_filters;
 	bn->max_bytes = max_bytes;
+	bn->ceil_filters = max_filters;
+	bn->ceil_bytes = max_bytes;
 	return bloom_proc_net_init(net);
 }
 
@@ -826,11 +831,13 @@ static void __net_exit bloom_net_exit(struct net *net)
 		WRITE_ONCE(f->unlisted, true);
 	/*
 	 * The rotation work takes no registry lock: stopping it here is
-	 * safe. bloom_age_stop() waits a grace period per armed filter;
-	 * a namespace has few aging filters.
+	 * safe. One grace period covers every kicker that saw a filter
+	 * listed (as bloom_age_stop() does for one), however many
+	 * filters there are.
 	 */
+	synchronize_rcu();
 	list_for_each_entry_safe(f, tmp, &bn->filters, list) {
-		bloom_age_stop(f);
+		bloom_age_cancel(f);
 		list_del_rcu(&f->list);
 		bloom_filter_put(f);
 	}

@@ -106,6 +106,9 @@ struct bloom_net {
 	u64 bytes;			/* contents of listed filters */
 	u64 max_filters;
 	u64 max_bytes;
+	/* What the maxima may be raised to without the host's say-so. */
+	u64 ceil_filters;
+	u64 ceil_bytes;
 	u64 generation;
 };
 
@@ -137,8 +140,8 @@ int bloom_registry_room(struct net *net, const struct bloom_geom *g,
 			const char *replacing);
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace);
-bool bloom_limits_over_default(const struct bloom_limits *l);
-int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set);
+int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set,
+			  bool host);
 int bloom_registry_rotate(struct net *net, const char *name);
 
 /*
@@ -201,6 +204,7 @@ int bloom_age_rotate(struct bloom_contents *c);
 void bloom_age_work_init(struct bloom_filter *f);
 void bloom_age_arm(struct bloom_filter *f, struct bloom_contents *c);
 void bloom_age_stop(struct bloom_filter *f);
+void bloom_age_cancel(struct bloom_filter *f);
 void bloom_age_report(struct bloom_contents *c, struct bloom_report *r,
 		      u64 *hist);
 

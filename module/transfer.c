@@ -64,7 +64,7 @@ static u32 valid_prefix(struct batch *x, u32 n)
 static void apply_aged(struct batch *x, struct bloom_filter *f,
 		       struct bloom_contents *c, u32 n)
 {
-	struct bloom_bits *newest;
+	struct bloom_bits *newest = NULL;
 	u32 i;
 
 	memset(x->present, 0, sizeof(x->present));
@@ -74,18 +74,25 @@ static void apply_aged(struct batch *x, struct bloom_filter *f,
 		if (at >= 0)
 			x->present[i / 64] |= 1ULL << (i % 64);
 		x->b->hits += x->cmd == BLOOM_IOC_TEST ? at >= 0 : at < 0;
-		if (x->cmd != BLOOM_IOC_ADD || !at)
+		if (x->cmd != BLOOM_IOC_ADD)
 			continue;
+		/*
+		 * Even a key the newest already holds (perhaps a false
+		 * positive) must have its length noted, or the packet
+		 * path never probes that length.
+		 */
 		if (x->key_type == BLOOM_KEY_NET) {
 			size_t len;
 			const struct bloom_key_net *key = record(x, i, &len);
 
 			bloom_note_plen(newest, key->plen);
 		}
-		bloom_add_hash(&c->core, newest, x->h[i]);
+		if (at)
+			bloom_add_hash(&c->core, newest, x->h[i]);
 	}
 	/* Like the packet path: over capacity asks for a rotation. */
-	if (x->cmd == BLOOM_IOC_ADD && (c->core.g.age_flags & BLOOM_AGE_F_FULL) &&
+	if (newest && x->cmd == BLOOM_IOC_ADD &&
+	    (c->core.g.age_flags & BLOOM_AGE_F_FULL) &&
 	    bloom_over_capacity(&c->core.g, bloom_word_read(&newest->inserted)))
 		bloom_age_kick(f, c);
 }

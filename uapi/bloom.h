@@ -92,13 +92,18 @@ struct bloom_key_flow {
  * header); for every other protocol at the transport header itself (an
  * ICMP echo's type, code, checksum, identifier and sequence are part of
  * it). A later fragment (fragment offset not zero) sets
- * BLOOM_DIGEST_F_FRAGMENT, has no ports or sequence number (zero), and
- * its payload is the fragment's data from its first byte; a first
- * fragment is read like a whole packet, with @len its own length.
+ * BLOOM_DIGEST_F_FRAGMENT; its @seq is the fragment's offset in bytes,
+ * @sport and @dport the high and low halves of its datagram's
+ * identification (IPv4: 16 bits, so @sport is zero; IPv6: the fragment
+ * header's 32), so that the fragments of one datagram, or of two with
+ * the same bytes, never collide; its payload is the fragment's data
+ * from its first byte. A first fragment is read like a whole packet,
+ * with @len its own length.
  *
  * Left out because they change on the way or between resends of the same
  * content: TTL and hop limit, the IPv4 header checksum, TOS/traffic class
- * (ECN), the IPv4 identification and fragment bits, the IPv6 flow label,
+ * (ECN), the IPv4 identification and fragment bits (but for a later
+ * fragment, as above), the IPv6 flow label,
  * and the transport checksums (also unfinished on a locally sent packet
  * whose checksum is offloaded).
  */

@@ -213,9 +213,11 @@ struct bloom_ioc_restore {
 
 /*
  * BLOOM_IOC_LIMITS: read, or with BLOOM_LIMITS_SET change, the limits.
- * Raising a limit above the module's default (parameters max_filters
- * and max_bytes) needs CAP_NET_ADMIN in the initial user namespace, else
- * EPERM: a namespace's own root stays within what the host allows.
+ * Without CAP_NET_ADMIN in the initial user namespace a limit moves at
+ * most up to the namespace's ceiling, else EPERM: the module's defaults
+ * (parameters max_filters and max_bytes), or what the host's
+ * administrator last set there. A namespace's own root stays within what
+ * the host allows.
  */
 #define BLOOM_LIMITS_SET	(1U << 0)
 

@@ -160,6 +160,8 @@ struct bloom_digest_pkt {
 	u32 l4_len;		/* bytes from @l4 to the packet's end */
 	u8 proto;
 	bool fragment;		/* a later fragment: no transport header */
+	u32 frag_id;		/* its datagram's identification */
+	u32 frag_off;		/* its offset in the datagram, in bytes */
 };
 
 int bloom_digest_build(struct bloom_key_digest *k,

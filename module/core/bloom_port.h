@@ -117,6 +117,8 @@ static inline u64 bloom_mul_div(u64 a, u64 b, u64 c)
 #define bloom_cpu_to_le16(x)	cpu_to_le16(x)
 #define bloom_le16_to_cpu(x)	le16_to_cpu(x)
 #define bloom_cpu_to_be32(x)	cpu_to_be32(x)
+#define bloom_cpu_to_be16(x)	cpu_to_be16(x)
+#define bloom_be16_to_cpu(x)	be16_to_cpu(x)
 #define bloom_be32_to_cpu(x)	be32_to_cpu(x)
 
 /* Long loops over a filter run in process context only. */
@@ -253,6 +255,8 @@ static inline u64 bloom_mul_div(u64 a, u64 b, u64 c)
 #define bloom_cpu_to_le16(x)	htole16(x)
 #define bloom_le16_to_cpu(x)	le16toh(x)
 #define bloom_cpu_to_be32(x)	htobe32(x)
+#define bloom_cpu_to_be16(x)	htobe16(x)
+#define bloom_be16_to_cpu(x)	be16toh(x)
 #define bloom_be32_to_cpu(x)	be32toh(x)
 
 static inline void bloom_resched(void)

@@ -53,7 +53,11 @@ int bloom_digest_build(struct bloom_key_digest *k,
 	memcpy(k->daddr, p->daddr, 16);
 	k->proto = p->proto;
 	if (p->fragment) {
+		/* Which datagram, and where in it (see uapi/bloom.h). */
 		k->flags = BLOOM_DIGEST_F_FRAGMENT;
+		k->seq = bloom_cpu_to_be32(p->frag_off);
+		k->sport = bloom_cpu_to_be16((u16)(p->frag_id >> 16));
+		k->dport = bloom_cpu_to_be16((u16)p->frag_id);
 	} else {
 		hlen = l4_hdr_len(p);
 		if (hlen < 0)

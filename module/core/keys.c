@@ -73,6 +73,13 @@ bool bloom_digest_has_ports(u8 proto)
 }
 EXPORT_SYMBOL_GPL(bloom_digest_has_ports);
 
+static bool is_v4_mapped(const u8 *addr)
+{
+	static const u8 prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(addr, prefix, sizeof(prefix));
+}
+
 static bool digest_key_valid(const struct bloom_key_digest *k)
 {
 	bool frag = k->flags & BLOOM_DIGEST_F_FRAGMENT;
@@ -82,10 +89,17 @@ static bool digest_key_valid(const struct bloom_key_digest *k)
 	    k->nbytes > bloom_be32_to_cpu(k->len) ||
 	    !zero(k->payload + k->nbytes, BLOOM_DIGEST_BYTES_MAX - k->nbytes))
 		return false;
-	if ((frag || !bloom_digest_has_ports(k->proto)) &&
-	    (k->sport || k->dport))
+	/*
+	 * A later fragment's ports and seq are its identification and
+	 * offset: offsets are multiples of 8 below 64 KiB, and IPv4's
+	 * identification has 16 bits.
+	 */
+	if (frag)
+		return !(bloom_be32_to_cpu(k->seq) & ~0xfff8U) &&
+		       (!k->sport || !is_v4_mapped(k->saddr));
+	if (!bloom_digest_has_ports(k->proto) && (k->sport || k->dport))
 		return false;
-	return !k->seq || (!frag && k->proto == IPPROTO_TCP);
+	return !k->seq || k->proto == IPPROTO_TCP;
 }
 
 /**

@@ -156,11 +156,17 @@ static int __net_init dedup_net_init(struct net *net)
 
 	if (IS_ERR(f))
 		return 0;	/* no filter here: no hooks, all passes */
+	/*
+	 * A wrong filter in the initial namespace is the administrator's
+	 * mistake: refuse to load. Elsewhere a namespace's own root chose
+	 * the name, and must not keep the module from loading for all.
+	 */
 	if (bloom_key_type(f) != BLOOM_KEY_DIGEST) {
-		pr_err("bloom_dedup: filter \"%s\" does not hold digest keys\n",
-		       filter);
+		pr_warn("bloom_dedup: filter \"%s\" does not hold digest keys%s\n",
+			filter, net_eq(net, &init_net) ? "" :
+			" in a namespace: no dedup there");
 		bloom_put(f);
-		return -EINVAL;
+		return net_eq(net, &init_net) ? -EINVAL : 0;
 	}
 	memcpy(dn->ops, dedup_ops, sizeof(dn->ops));
 	dn->ops[0].priv = f;

@@ -598,7 +598,7 @@ static void limits_set(const char *cmd, u64 max_filters, u64 max_bytes,
 	l.flags = BLOOM_LIMITS_SET;
 	err = dev_ioctl(BLOOM_IOC_LIMITS, &l);
 	if (err == -EPERM)
-		die("%s: needs CAP_NET_ADMIN, and over the host to raise a limit above the module's default",
+		die("%s: needs CAP_NET_ADMIN, and over the host to raise a limit above what the host allows",
 		    cmd);
 	if (err)
 		die_dev(cmd, err, "");
