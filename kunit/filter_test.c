@@ -121,6 +121,43 @@ static void filter_batch_agrees_with_single(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 0U);
 }
 
+/*
+ * Batches go by chunks (64 keys of a blocked filter, 8 of the others):
+ * every length around a chunk or a word, and none, answers as single
+ * tests do, and the bits past the last key in the bitmap's last word
+ * are cleared (userspace receives that word).
+ */
+static void filter_batch_lengths(struct kunit *test)
+{
+	static const u32 lens[] = { 0, 1, 7, 8, 9, 63, 64, 65, 127, 129, 4001 };
+	u8 layout = *(u8 *)test->param_value;
+	struct bt_filter *f = sized_filter(test, layout, 1000, 10000000);
+	u64 *h = bt_alloc(test, 4001 * sizeof(u64)), present[4001 / 64 + 2];
+	u32 i, j, n, hits, want;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < 1000; i++)
+		bt_add(f, 2 * i);	/* even keys present, odd mostly absent */
+	for (i = 0; i < 4001; i++)
+		h[i] = bt_hash(f, i);
+	for (j = 0; j < ARRAY_SIZE(lens); j++) {
+		n = lens[j];
+		memset(present, 0xff, sizeof(present));
+		hits = bloom_test_batch(&f->c, f->b, h, n, present);
+		for (i = want = 0; i < n; i++) {
+			bool bit = present[i / 64] >> (i % 64) & 1;
+
+			KUNIT_EXPECT_EQ_MSG(test, bit, bt_test(f, i),
+					    "key %u of %u", i, n);
+			want += bt_test(f, i);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, hits, want, "%u keys", n);
+		if (n % 64)
+			KUNIT_EXPECT_EQ_MSG(test, present[n / 64] >> (n % 64),
+					    0ULL, "bits past %u keys", n);
+	}
+}
+
 /* The bulk-load path sets the same bits and counts the same new keys. */
 static void filter_load_batch_agrees_with_add(struct kunit *test)
 {
@@ -251,6 +288,29 @@ static void filter_seed_changes_positions(struct kunit *test)
 	KUNIT_EXPECT_GT(test, differ, 0ULL);
 }
 
+/*
+ * Short keys are hashed by an inline copy of xxh64's short-input path:
+ * it must give the library's value for every length under 32, at every
+ * alignment, for any seed (snapshots and both builds depend on it).
+ */
+static void filter_short_hash_is_xxh64(struct kunit *test)
+{
+	struct bloom_core c = {};
+	u8 buf[48];
+	u32 len, off, i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = i * 131 + 7;
+	for (len = 0; len < 40; len++) {
+		for (off = 0; off < 8; off++) {
+			c.g.seed = 0x0123456789abcdefULL * (len + off + 1);
+			KUNIT_EXPECT_EQ_MSG(test, bloom_hash(&c, buf + off, len),
+					    bloom_xxh64(buf + off, len, c.g.seed),
+					    "length %u at offset %u", len, off);
+		}
+	}
+}
+
 static struct bt_filter *counting_filter(struct kunit *test)
 {
 	struct bloom_geom g = { .bits = 1 << 16, .hashes = 5, .seed = 3,
@@ -324,11 +384,13 @@ static struct kunit_case filter_cases[] = {
 	KUNIT_CASE_PARAM(filter_fpr_matches_theory, fpr_gen_params),
 	KUNIT_CASE_PARAM(filter_add_reports_new_once, layout_gen_params),
 	KUNIT_CASE_PARAM(filter_batch_agrees_with_single, layout_gen_params),
+	KUNIT_CASE_PARAM(filter_batch_lengths, layout_gen_params),
 	KUNIT_CASE_PARAM(filter_load_batch_agrees_with_add, layout_gen_params),
 	KUNIT_CASE(filter_test_needs_every_bit),
 	KUNIT_CASE_PARAM(filter_clear_forgets_everything, layout_gen_params),
 	KUNIT_CASE(filter_fixed_seed_sets_known_bits),
 	KUNIT_CASE(filter_seed_changes_positions),
+	KUNIT_CASE(filter_short_hash_is_xxh64),
 	{}
 };
 

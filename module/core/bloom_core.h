@@ -69,10 +69,61 @@ int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b);
 u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n);
 u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n);
 
+/*
+ * xxh64() for inputs shorter than 32 bytes, inline: the same value as the
+ * library's, from its short-input path (lanes of 8 bytes, then 4, then
+ * single bytes, then the avalanche). Address, prefix and address-port
+ * keys are that short (flow and digest keys take the library's path),
+ * and the packet path hashes one key per packet: the library's
+ * out-of-line generic code cost about what an ipset lookup costs.
+ */
+#define BLOOM_XXH_P1	0x9e3779b185ebca87ULL
+#define BLOOM_XXH_P2	0xc2b2ae3d27d4eb4fULL
+#define BLOOM_XXH_P3	0x165667b19e3779f9ULL
+#define BLOOM_XXH_P4	0x85ebca77c2b2ae63ULL
+#define BLOOM_XXH_P5	0x27d4eb2f165667c5ULL
+
+static inline u64 bloom_rotl64(u64 x, unsigned int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline u64 bloom_xxh64_short(const u8 *p, size_t len, u64 seed)
+{
+	u64 h = seed + BLOOM_XXH_P5 + len, lane;
+	__le64 lane_le;
+	__le32 half;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&lane_le, p, 8);
+		lane = bloom_le64_to_cpu(lane_le) * BLOOM_XXH_P2;
+		h ^= bloom_rotl64(lane, 31) * BLOOM_XXH_P1;
+		h = bloom_rotl64(h, 27) * BLOOM_XXH_P1 + BLOOM_XXH_P4;
+	}
+	if (len >= 4) {
+		memcpy(&half, p, 4);
+		h ^= (u64)bloom_le32_to_cpu(half) * BLOOM_XXH_P1;
+		h = bloom_rotl64(h, 23) * BLOOM_XXH_P2 + BLOOM_XXH_P3;
+		p += 4;
+		len -= 4;
+	}
+	for (; len; p++, len--) {
+		h ^= *p * BLOOM_XXH_P5;
+		h = bloom_rotl64(h, 11) * BLOOM_XXH_P1;
+	}
+	h ^= h >> 33;
+	h *= BLOOM_XXH_P2;
+	h ^= h >> 29;
+	h *= BLOOM_XXH_P3;
+	return h ^ (h >> 32);
+}
+
 /* filter.c: single keys by hash; hash with bloom_hash() */
 static inline u64 bloom_hash(const struct bloom_core *c, const void *key,
 			     size_t len)
 {
+	if (len < 32)
+		return bloom_xxh64_short(key, len, c->g.seed);
 	return bloom_xxh64(key, len, c->g.seed);
 }
 
