@@ -25,6 +25,8 @@ union bloom_mt_key {
 	struct bloom_key_digest digest;
 };
 
+/* put_addr() stores struct in6_addr into the keys' address fields. */
+static_assert(__alignof__(union bloom_mt_key) >= __alignof__(struct in6_addr));
 static_assert(sizeof(struct xt_bloom_mtinfo0) ==
 	      sizeof(struct xt_bloom_mtinfo1));
 static_assert(offsetof(struct xt_bloom_mtinfo0, pad) ==
@@ -32,17 +34,13 @@ static_assert(offsetof(struct xt_bloom_mtinfo0, pad) ==
 static_assert(offsetof(struct xt_bloom_mtinfo0, filter) ==
 	      offsetof(struct xt_bloom_mtinfo1, filter));
 
-/* IPv4 addresses are keyed v4-mapped, so one filter holds both families. */
-static void map_v4(u8 *out, __be32 v4)
-{
-	memset(out, 0, 10);
-	out[10] = 0xff;
-	out[11] = 0xff;
-	memcpy(out + 12, &v4, 4);
-}
-
+/*
+ * IPv4 addresses are keyed v4-mapped, so one filter holds both families.
+ * Addresses move as struct in6_addr, by word stores: no memcpy() or
+ * memset() call per packet where the compiler may not inline them.
+ */
 struct pkt {
-	u8 saddr[16], daddr[16];
+	struct in6_addr saddr, daddr;
 	u8 proto;
 	int thoff;		/* transport header, or -1 if unknown */
 	bool fragment;		/* not the first fragment: no ports */
@@ -61,11 +59,14 @@ static bool wants_ports(u8 key_type)
 static void parse(const struct sk_buff *skb, struct xt_action_param *par,
 		  u8 key_type, struct pkt *p)
 {
+	p->proto = 0;
+	p->thoff = -1;
+	p->fragment = false;
 	if (xt_family(par) == NFPROTO_IPV4) {
 		const struct iphdr *iph = ip_hdr(skb);
 
-		map_v4(p->saddr, iph->saddr);
-		map_v4(p->daddr, iph->daddr);
+		ipv6_addr_set_v4mapped(iph->saddr, &p->saddr);
+		ipv6_addr_set_v4mapped(iph->daddr, &p->daddr);
 		p->proto = iph->protocol;
 		p->thoff = par->thoff;
 		p->fragment = par->fragoff != 0;
@@ -75,8 +76,8 @@ static void parse(const struct sk_buff *skb, struct xt_action_param *par,
 		unsigned short frag = 0;
 		int proto;
 
-		memcpy(p->saddr, &ip6h->saddr, 16);
-		memcpy(p->daddr, &ip6h->daddr, 16);
+		p->saddr = ip6h->saddr;
+		p->daddr = ip6h->daddr;
 		if (!wants_ports(key_type))
 			return;
 		proto = ipv6_find_hdr(skb, &thoff, -1, &frag, NULL);
@@ -116,6 +117,16 @@ static bool ports(const struct sk_buff *skb, struct xt_action_param *par,
 	return true;
 }
 
+/*
+ * A key's 16-byte address field. Every one starts at offset 0 or 16 of
+ * the union, which the digest key's 32-bit fields align to 4 bytes, as
+ * struct in6_addr needs.
+ */
+static void put_addr(u8 *field, const struct in6_addr *a)
+{
+	*(struct in6_addr *)field = *a;
+}
+
 /* Builds the rule's key from the packet; returns its length or 0. */
 static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
 		       const struct xt_bloom_mtinfo1 *info, const struct pkt *p,
@@ -124,23 +135,24 @@ static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
 	bool dst = info->flags & XT_BLOOM_DST;
 	__be16 sport, dport;
 
-	memset(k, 0, sizeof(*k));
 	switch (info->key_type) {
-	case BLOOM_KEY_ADDR:
-		memcpy(k->addr.addr, dst ? p->daddr : p->saddr, 16);
+	case BLOOM_KEY_ADDR:	/* every byte written: no padding to clear */
+		put_addr(k->addr.addr, dst ? &p->daddr : &p->saddr);
 		return sizeof(k->addr);
 	case BLOOM_KEY_ADDR_PORT:
 		if (!ports(skb, par, p, &sport, &dport))
 			return 0;
-		memcpy(k->ap.addr, dst ? p->daddr : p->saddr, 16);
+		memset(&k->ap, 0, sizeof(k->ap));	/* padding is hashed */
+		put_addr(k->ap.addr, dst ? &p->daddr : &p->saddr);
 		k->ap.port = dst ? dport : sport;
 		k->ap.proto = p->proto;
 		return sizeof(k->ap);
 	case BLOOM_KEY_FLOW:
 		if (!ports(skb, par, p, &sport, &dport))
 			return 0;
-		memcpy(k->flow.saddr, p->saddr, 16);
-		memcpy(k->flow.daddr, p->daddr, 16);
+		memset(&k->flow, 0, sizeof(k->flow));
+		put_addr(k->flow.saddr, &p->saddr);
+		put_addr(k->flow.daddr, &p->daddr);
 		k->flow.sport = sport;
 		k->flow.dport = dport;
 		k->flow.proto = p->proto;
@@ -170,7 +182,7 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
 	bool invert = info->flags & XT_BLOOM_INVERT;
 	union bloom_mt_key key;
-	struct pkt p = {};
+	struct pkt p;
 	size_t len;
 	bool hit;
 
@@ -181,7 +193,8 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 		if (info->key_type == BLOOM_KEY_NET)
 			return bloom_test_net(info->filter,
 					      info->flags & XT_BLOOM_DST ?
-					      p.daddr : p.saddr) ^ invert;
+					      p.daddr.s6_addr : p.saddr.s6_addr) ^
+			       invert;
 		len = make_key(skb, par, info, &p, &key);
 	}
 	if (!len)
