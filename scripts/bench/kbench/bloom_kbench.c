@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel lookup cost of the filter core, per layout, beside the
+ * kernel's own BPF_MAP_TYPE_BLOOM_FILTER with the same n and k. Both are
+ * called as functions from kernel code, on the same keys, with no system
+ * call or BPF program around them: the core through its exported
+ * functions, the map through its map_ops (what a BPF program's helper
+ * call ends in).
+ *
+ *   insmod bloom_kbench.ko n=N bpf_fds=FD[,FD]
+ *
+ * bpf_fds are BPF bloom maps of the loading process (value_size 8,
+ * max_entries N, map_extra k): each layout is timed beside the map of its
+ * k. Every key is a u64; present keys are 0 .. N - 1 (scattered), absent
+ * ones N .. 2N - 1. Figures go to the kernel log as
+ *   bloom_kbench STRUCTURE N K METRIC PICOSECONDS
+ * medians of REPS runs of OPS lookups each, hashing included. A structure
+ * that misses a present key fails the load (-EIO): then it was not
+ * filled, and its figures would mean nothing.
+ */
+#include <linux/bpf.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sort.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include "bloom_core.h"
+
+#define GROUP	4096	/* keys per batch */
+#define OPS	(49 * GROUP)	/* lookups per run */
+#define REPS	7
+
+static ulong n = 1000000;
+module_param(n, ulong, 0444);
+MODULE_PARM_DESC(n, "keys in every structure");
+static int bpf_fds[2] = { -1, -1 };
+static int nr_fds;
+module_param_array(bpf_fds, int, &nr_fds, 0444);
+MODULE_PARM_DESC(bpf_fds, "BPF bloom maps of the loading process");
+
+static const char *const layouts[] = {
+	"blocked", "standard", "partitioned", "counting",
+};
+
+struct kbench {
+	struct bloom_core c;
+	struct bloom_bits *b;
+	struct bpf_map *map;
+	u64 h[GROUP];
+	u64 present[GROUP / 64];
+	u64 hits;
+};
+
+/* The i-th key of a run: scattered over base .. base + n - 1. */
+static u64 pick(u64 i, u64 base)
+{
+	return base + bloom_mulhi(i * 0x9e3779b97f4a7c15ULL, n);
+}
+
+static void t_single(struct kbench *x, u64 base)
+{
+	u64 i, key;
+
+	for (i = 0; i < OPS; i++) {
+		key = pick(i, base);
+		x->hits += bloom_test_hash(&x->c, x->b,
+					   bloom_hash(&x->c, &key, sizeof(key)));
+	}
+}
+
+static void t_batch(struct kbench *x, u64 base)
+{
+	u64 i, j, key;
+
+	for (i = 0; i < OPS; i += GROUP) {
+		for (j = 0; j < GROUP; j++) {
+			key = pick(i + j, base);
+			x->h[j] = bloom_hash(&x->c, &key, sizeof(key));
+		}
+		x->hits += bloom_test_batch(&x->c, x->b, x->h, GROUP,
+					    x->present);
+	}
+}
+
+static void t_bpf(struct kbench *x, u64 base)
+{
+	u64 i, key;
+
+	for (i = 0; i < OPS; i++) {
+		key = pick(i, base);
+		x->hits += !x->map->ops->map_peek_elem(x->map, &key);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Times @fn REPS times and prints the median in picoseconds a lookup.
+ * Returns the hits of one run, to check against the keys' presence.
+ */
+static u64 timed(struct kbench *x, void (*fn)(struct kbench *, u64),
+		 u64 base, const char *what, u32 k, const char *metric)
+{
+	u64 ps[REPS], t;
+	int r;
+
+	for (r = 0; r < REPS; r++) {
+		x->hits = 0;
+		t = ktime_get_ns();
+		fn(x, base);
+		ps[r] = div_u64((ktime_get_ns() - t) * 1000, OPS);
+		cond_resched();
+	}
+	sort(ps, REPS, sizeof(*ps), cmp_u64, NULL);
+	pr_info("bloom_kbench %s %lu %u %s %llu\n", what, n, k, metric,
+		ps[REPS / 2]);
+	return x->hits;
+}
+
+/* Present keys must all hit: otherwise the structure was not filled. */
+static int check_hits(const char *what, u64 hits)
+{
+	if (hits == OPS)
+		return 0;
+	pr_err("bloom_kbench: %s found %llu of %u present keys\n", what, hits,
+	       OPS);
+	return -EIO;
+}
+
+static int bench_bpf(struct kbench *x, struct bpf_map *map)
+{
+	u32 k = map->map_extra & 0xf ?: 5;	/* the map's default */
+	u64 key;
+
+	x->map = map;
+	for (key = 0; key < n; key++) {
+		if (map->ops->map_push_elem(map, &key, BPF_ANY))
+			return -EIO;
+		if (!(key % GROUP))
+			cond_resched();
+	}
+	if (check_hits("bpf", timed(x, t_bpf, 0, "bpf", k, "test_present")))
+		return -EIO;
+	timed(x, t_bpf, n, "bpf", k, "test_absent");
+	return 0;
+}
+
+static void fill(struct kbench *x)
+{
+	u64 i, j, key;
+
+	for (i = 0; i < n; i += GROUP) {
+		for (j = 0; j < min_t(u64, GROUP, n - i); j++) {
+			key = i + j;
+			x->h[j] = bloom_hash(&x->c, &key, sizeof(key));
+		}
+		bloom_load_batch(&x->c, x->b, x->h, j);
+		cond_resched();
+	}
+}
+
+static int bench_layout(struct kbench *x, u8 layout)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	const char *what = layouts[layout];
+	u32 k;
+	int err;
+
+	err = bloom_geom_size(n, 10000000, layout, &g);
+	if (err)
+		return err;
+	bloom_core_init(&x->c, &g);
+	k = g.hashes;
+	x->b = vzalloc(sizeof(*x->b) + bloom_array_bytes(&x->c));
+	if (!x->b)
+		return -ENOMEM;
+	fill(x);
+	err = check_hits(what, timed(x, t_single, 0, what, k, "test_present"));
+	if (!err) {
+		timed(x, t_single, n, what, k, "test_absent");
+		timed(x, t_batch, 0, what, k, "batch_present");
+		timed(x, t_batch, n, what, k, "batch_absent");
+	}
+	vfree(x->b);
+	return err;
+}
+
+static int __init kbench_init(void)
+{
+	struct bpf_map *maps[2] = {};
+	struct kbench *x;
+	int i, err = 0;
+	u8 layout;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	for (i = 0; i < nr_fds && !err; i++) {
+		maps[i] = bpf_map_get(bpf_fds[i]);
+		if (IS_ERR(maps[i])) {
+			err = PTR_ERR(maps[i]);
+			maps[i] = NULL;
+		} else if (maps[i]->map_type != BPF_MAP_TYPE_BLOOM_FILTER ||
+			   maps[i]->value_size != sizeof(u64)) {
+			err = -EINVAL;
+		} else {
+			err = bench_bpf(x, maps[i]);
+		}
+	}
+	for (layout = 0; layout < BLOOM_LAYOUT_MAX && !err; layout++)
+		err = bench_layout(x, layout);
+	for (i = 0; i < nr_fds; i++)
+		if (maps[i])
+			bpf_map_put(maps[i]);
+	kfree(x);
+	return err;
+}
+
+static void __exit kbench_exit(void)
+{
+}
+
+module_init(kbench_init);
+module_exit(kbench_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("In-kernel lookups of the bloom core beside the BPF bloom map");
+MODULE_IMPORT_NS(BPF_INTERNAL);
