@@ -33,7 +33,7 @@
 
 #define NKEYS		600	/* three chunks of the kernel's 256 */
 #define MAX_FILTERS	8
-#define SNAP_MAX	(1U << 20)
+#define SNAP_MAX	(1U << 24)	/* the 8 MiB filter of CREATE-vmalloc fits */
 
 static int fd, nth_fd, failed, max_steps = 400;
 static char why[256];
@@ -393,10 +393,16 @@ static int run_create(void)
 	return create("new", 1 << 16, 4, BLOOM_LAYOUT_BLOCKED);
 }
 
-/* Big enough that the array comes from vmalloc after kmalloc fails. */
+/*
+ * An 8 MiB array: more than kmalloc() serves (4 MiB), so kvmalloc() must
+ * take it from vmalloc, whose allocations become fault points too.
+ * check_created_big() makes sure it is in vmalloc space.
+ */
+#define BIG_BITS	(1ULL << 26)
+
 static int run_create_big(void)
 {
-	return create("new", 1 << 21, 4, BLOOM_LAYOUT_COUNTING);
+	return create("new", BIG_BITS, 4, BLOOM_LAYOUT_BLOCKED);
 }
 
 static int check_created(const struct state *b, const struct state *a,
@@ -414,6 +420,32 @@ static int check_created(const struct state *b, const struct state *a,
 			    (unsigned long long)(a->lim.bytes - b->lim.bytes),
 			    (unsigned long long)f->in.mem_bytes);
 	return state_accounted(a);
+}
+
+/* Does /proc/vmallocinfo show a bloom.ko area of at least @bytes? */
+static int bloom_vmalloc_area(uint64_t bytes)
+{
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	unsigned long long len;
+	char line[512];
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[bloom]") &&
+			sscanf(line, "%*s %llu", &len) == 1 && len >= bytes;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static int check_created_big(const struct state *b, const struct state *a,
+			     int err)
+{
+	if (check_created(b, a, err))
+		return -1;
+	if (!err && !bloom_vmalloc_area(BIG_BITS / 8))
+		return fail("the big filter's array is not in vmalloc space");
+	return 0;
 }
 
 static int name_cmd(unsigned long cmd, const char *name)
@@ -841,7 +873,7 @@ static int check_rotate(const struct state *b, const struct state *a,
 static struct op ops[] = {
 	{ "VERSION", setup_three, run_version, check_version },
 	{ "CREATE", setup_three, run_create, check_created },
-	{ "CREATE-vmalloc", setup_three, run_create_big, check_created },
+	{ "CREATE-vmalloc", setup_three, run_create_big, check_created_big },
 	{ "DESTROY", setup_three, run_destroy, check_destroy },
 	{ "RENAME", setup_three, run_rename, check_rename },
 	{ "CLEAR", setup_three, run_clear, check_clear },
@@ -931,6 +963,16 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--max")) {
 		max_steps = atoi(argv[2]);
 		a = 3;
+	}
+	for (j = a; j < argc; j++) {
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+			if (!strcmp(argv[j], ops[i].name))
+				break;
+		if (i == sizeof(ops) / sizeof(ops[0])) {
+			printf("not ok - fault: no command called \"%s\"\n",
+			       argv[j]);
+			return 1;
+		}
 	}
 	fd = open("/dev/bloom", O_RDWR);
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
