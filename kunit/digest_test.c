@@ -237,10 +237,13 @@ static void digest_build_fragments_differ(struct kunit *test)
 	struct bloom_key_digest a, b;
 
 	p.saddr = v6;	/* IPv6: a 32-bit identification */
+	p.ipv6 = true;
 	p.fragment = true;
 	p.frag_id = 0x12345678;
 	p.frag_off = 1480;
 	KUNIT_ASSERT_EQ(test, bloom_digest_build(&a, &p, 64), 0);
+	KUNIT_EXPECT_EQ(test, a.flags,
+			BLOOM_DIGEST_F_FRAGMENT | BLOOM_DIGEST_F_FRAG6);
 	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(a.seq), 1480U);
 	KUNIT_EXPECT_EQ(test, bloom_be16_to_cpu(a.sport), 0x1234);
 	KUNIT_EXPECT_EQ(test, bloom_be16_to_cpu(a.dport), 0x5678);
@@ -255,6 +258,32 @@ static void digest_build_fragments_differ(struct kunit *test)
 	p.frag_id = 0x12345678;
 	KUNIT_ASSERT_EQ(test, bloom_digest_build(&b, &p, 64), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&a, &b, sizeof(a)), 0);
+}
+
+/*
+ * IPv6 datagrams may come from v4-mapped addresses (the kernel accepts
+ * them): their 32-bit identification still makes a valid key, or dedup
+ * could never add them, and it is never an IPv4 datagram's key.
+ */
+static void digest_build_v4_mapped_ipv6_fragment(struct kunit *test)
+{
+	u8 buf[BLOOM_DIGEST_READ_MAX] = {};
+	struct bloom_digest_pkt p = dg_pkt(buf, 40, IPPROTO_UDP);
+	struct bloom_key_digest v4, v6;
+
+	p.fragment = true;
+	p.frag_id = 0x1234;
+	p.frag_off = 1480;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&v4, &p, 64), 0);
+	dg_expect_valid(test, &v4);
+	p.ipv6 = true;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&v6, &p, 64), 0);
+	dg_expect_valid(test, &v6);
+	KUNIT_EXPECT_NE(test, memcmp(&v4, &v6, sizeof(v4)), 0);
+	p.frag_id = 0x89abcdef;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&v6, &p, 64), 0);
+	KUNIT_EXPECT_EQ(test, bloom_be16_to_cpu(v6.sport), 0x89ab);
+	dg_expect_valid(test, &v6);
 }
 
 /* bloom_key_check() refuses every second encoding of a digest. */
@@ -272,7 +301,9 @@ static void digest_key_check_refuses_noncanonical(struct kunit *test)
 	k.pad = 1;
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;
-	k.flags = 2;
+	k.flags = 4;
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
+	k.flags = BLOOM_DIGEST_F_FRAG6;		/* only with F_FRAGMENT */
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;
 	k.payload[20] = 1;	/* past nbytes */
@@ -285,9 +316,12 @@ static void digest_key_check_refuses_noncanonical(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;
 	k.flags = BLOOM_DIGEST_F_FRAGMENT;	/* IPv4: a 32-bit id */
-	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
-	k.sport = 0;
 	k.seq = bloom_cpu_to_be32(1480);
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
+	k.flags |= BLOOM_DIGEST_F_FRAG6;	/* IPv6, v4-mapped: fine */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), 0);
+	k.flags = BLOOM_DIGEST_F_FRAGMENT;
+	k.sport = 0;
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), 0);
 	k.seq = bloom_cpu_to_be32(1481);	/* not a multiple of 8 */
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
@@ -427,10 +461,19 @@ static void digest_skb_ipv6_fragments(struct kunit *test)
 	/* The same bytes as a later fragment: data from its first byte. */
 	dg_skb_key(test, dg_skb6(test, true), &k);
 	KUNIT_EXPECT_EQ(test, k.proto, IPPROTO_UDP);
-	KUNIT_EXPECT_EQ(test, k.flags, BLOOM_DIGEST_F_FRAGMENT);
+	KUNIT_EXPECT_EQ(test, k.flags,
+			BLOOM_DIGEST_F_FRAGMENT | BLOOM_DIGEST_F_FRAG6);
 	KUNIT_EXPECT_TRUE(test, !k.sport && !k.dport);
 	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.len), 28U);
 	KUNIT_EXPECT_EQ(test, k.payload[0], 0x12);
+	dg_expect_valid(test, &k);
+	/* From a v4-mapped address, with a 32-bit identification. */
+	skb = dg_skb6(test, true);
+	memcpy(&ipv6_hdr(skb)->saddr, dg_saddr, 16);
+	((struct frag_hdr *)(ipv6_hdr(skb) + 1))->identification =
+		htonl(0x89abcdef);
+	dg_skb_key(test, skb, &k);
+	KUNIT_EXPECT_EQ(test, ntohs(k.sport), 0x89ab);
 	dg_expect_valid(test, &k);
 }
 #endif
@@ -446,6 +489,7 @@ static struct kunit_case digest_cases[] = {
 	KUNIT_CASE(digest_build_other_protocol_from_header),
 	KUNIT_CASE(digest_build_later_fragment),
 	KUNIT_CASE(digest_build_fragments_differ),
+	KUNIT_CASE(digest_build_v4_mapped_ipv6_fragment),
 	KUNIT_CASE(digest_key_check_refuses_noncanonical),
 #ifdef __KERNEL__
 	KUNIT_CASE(digest_skb_ignores_mutable_ipv4_fields),

@@ -67,6 +67,7 @@ static int parse_v6(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 		return -EBADMSG;
 	memcpy(saddr, &ip6h->saddr, 16);
 	memcpy(daddr, &ip6h->daddr, 16);
+	p->ipv6 = true;
 	/* A zero payload length is a jumbogram's: it ends with the skb. */
 	*end = ip6h->payload_len ?
 	       noff + sizeof(*ip6h) + ntohs(ip6h->payload_len) : skb->len;

@@ -95,8 +95,10 @@ struct bloom_key_flow {
  * BLOOM_DIGEST_F_FRAGMENT; its @seq is the fragment's offset in bytes,
  * @sport and @dport the high and low halves of its datagram's
  * identification (IPv4: 16 bits, so @sport is zero; IPv6: the fragment
- * header's 32), so that the fragments of one datagram, or of two with
- * the same bytes, never collide; its payload is the fragment's data
+ * header's 32, and BLOOM_DIGEST_F_FRAG6 set, so that an IPv6 fragment
+ * from a v4-mapped address is not an IPv4 one), so that the fragments
+ * of one datagram, or of two with the same bytes, never collide; its
+ * payload is the fragment's data
  * from its first byte. A first fragment is read like a whole packet,
  * with @len its own length.
  *
@@ -109,7 +111,8 @@ struct bloom_key_flow {
  */
 #define BLOOM_DIGEST_BYTES_MAX	64
 #define BLOOM_DIGEST_F_FRAGMENT	(1 << 0)	/* a later fragment */
-#define BLOOM_DIGEST_F_ALL	(BLOOM_DIGEST_F_FRAGMENT)
+#define BLOOM_DIGEST_F_FRAG6	(1 << 1)	/* ... of an IPv6 datagram */
+#define BLOOM_DIGEST_F_ALL	(BLOOM_DIGEST_F_FRAGMENT | BLOOM_DIGEST_F_FRAG6)
 
 struct bloom_key_digest {
 	__u8	saddr[16];

@@ -211,6 +211,7 @@ struct bloom_digest_pkt {
 	u32 l4_len;		/* bytes from @l4 to the packet's end */
 	u8 proto;
 	bool fragment;		/* a later fragment: no transport header */
+	bool ipv6;		/* an IPv6 packet: 32-bit fragment ids */
 	u32 frag_id;		/* its datagram's identification */
 	u32 frag_off;		/* its offset in the datagram, in bytes */
 };

@@ -54,7 +54,8 @@ int bloom_digest_build(struct bloom_key_digest *k,
 	k->proto = p->proto;
 	if (p->fragment) {
 		/* Which datagram, and where in it (see uapi/bloom.h). */
-		k->flags = BLOOM_DIGEST_F_FRAGMENT;
+		k->flags = BLOOM_DIGEST_F_FRAGMENT |
+			   (p->ipv6 ? BLOOM_DIGEST_F_FRAG6 : 0);
 		k->seq = bloom_cpu_to_be32(p->frag_off);
 		k->sport = bloom_cpu_to_be16((u16)(p->frag_id >> 16));
 		k->dport = bloom_cpu_to_be16((u16)p->frag_id);
