@@ -15,6 +15,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -102,12 +103,16 @@ static void bloom_set_name(struct xt_bloom_mtinfo1 *info, const char *name)
 	memcpy(info->name, name, len + 1);
 }
 
-/* N of --bloom-digest-bytes: decimal, 0 to BLOOM_DIGEST_BYTES_MAX. */
+/*
+ * N of --bloom-digest-bytes: decimal digits only, 0 to
+ * BLOOM_DIGEST_BYTES_MAX (not "0x40", nor "010" read as octal 8).
+ */
 static __u8 digest_bytes(const char *arg)
 {
-	unsigned int n;
+	size_t len = strspn(arg, "0123456789");
+	unsigned long n = strtoul(arg, NULL, 10);
 
-	if (!xtables_strtoui(arg, NULL, &n, 0, BLOOM_DIGEST_BYTES_MAX))
+	if (!len || arg[len] || n > BLOOM_DIGEST_BYTES_MAX)
 		xtables_error(PARAMETER_PROBLEM,
 			      "bloom: --bloom-digest-bytes takes 0 to %d, not \"%s\"",
 			      BLOOM_DIGEST_BYTES_MAX, arg);
