@@ -473,6 +473,8 @@ static void digest_skb_ipv6_fragments(struct kunit *test)
 	((struct frag_hdr *)(ipv6_hdr(skb) + 1))->identification =
 		htonl(0x89abcdef);
 	dg_skb_key(test, skb, &k);
+	KUNIT_EXPECT_EQ(test, k.flags,
+			BLOOM_DIGEST_F_FRAGMENT | BLOOM_DIGEST_F_FRAG6);
 	KUNIT_EXPECT_EQ(test, ntohs(k.sport), 0x89ab);
 	dg_expect_valid(test, &k);
 }
