@@ -2,6 +2,11 @@
 # dpkg and apt helpers shared by scripts/deps and scripts/check-stock
 # (POSIX sh; sourced).
 
+# installed PACKAGE: whether dpkg has PACKAGE fully installed.
+installed() {
+	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
 # dpkg_wait: wait while another apt or dpkg (an unattended upgrade, say)
 # holds dpkg's lock, ten minutes at most; 1 if it is still held then.
 dpkg_wait() {
