@@ -323,6 +323,9 @@ static void digest_key_check_refuses_noncanonical(struct kunit *test)
 	k.flags = BLOOM_DIGEST_F_FRAGMENT;
 	k.sport = 0;
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), 0);
+	k.saddr[10] = 0;	/* IPv4 keys are v4-mapped: this is IPv6's */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
+	k.saddr[10] = 0xff;
 	k.seq = bloom_cpu_to_be32(1481);	/* not a multiple of 8 */
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;

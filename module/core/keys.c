@@ -73,6 +73,13 @@ bool bloom_digest_has_ports(u8 proto)
 }
 EXPORT_SYMBOL_GPL(bloom_digest_has_ports);
 
+static bool is_v4_mapped(const u8 *addr)
+{
+	static const u8 prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(addr, prefix, sizeof(prefix));
+}
+
 static bool digest_key_valid(const struct bloom_key_digest *k)
 {
 	bool frag = k->flags & BLOOM_DIGEST_F_FRAGMENT;
@@ -86,12 +93,14 @@ static bool digest_key_valid(const struct bloom_key_digest *k)
 	/*
 	 * A later fragment's ports and seq are its identification and
 	 * offset: offsets are multiples of 8 below 64 KiB, and IPv4's
-	 * identification has 16 bits. The family is the flag's, not the
-	 * address's: an IPv6 datagram may come from a v4-mapped address.
+	 * identification has 16 bits. The family is the flag's: an IPv6
+	 * datagram may come from a v4-mapped address, and an IPv4 one
+	 * always does (to both addresses).
 	 */
 	if (frag)
 		return !(bloom_be32_to_cpu(k->seq) & ~0xfff8U) &&
-		       (frag6 || !k->sport);
+		       (frag6 || (!k->sport && is_v4_mapped(k->saddr) &&
+				  is_v4_mapped(k->daddr)));
 	if (frag6)
 		return false;
 	if (!bloom_digest_has_ports(k->proto) && (k->sport || k->dport))
