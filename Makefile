@@ -57,9 +57,10 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
-$(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c uapi/xt_bloom.h
+$(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c \
+		module/core/names.c uapi/xt_bloom.h $(CORE_HDR)
 	@mkdir -p $(BUILD)/xtables
-	$(CC) $(UCFLAGS) -O2 -fPIC -shared -o $@ $< -lxtables
+	$(CC) $(UCFLAGS) -O2 -fPIC -shared -o $@ $(filter %.c,$^) -lxtables
 
 
 $(BUILD)/bloomctl: $(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR) \

@@ -11,14 +11,6 @@
 #include <net/net_namespace.h>
 #include "registry.h"
 
-static const char *const layout_names[] = {
-	"blocked", "standard", "partitioned", "counting",
-};
-
-static const char *const key_names[] = {
-	"bytes", "addr", "net", "addr,port", "flow",
-};
-
 /* Position 0 is the header; filter n is at n + 1. Holds what it returns. */
 static void *bloom_seq_start(struct seq_file *seq, loff_t *pos)
 {
@@ -68,8 +60,8 @@ static void show_filter(struct seq_file *seq, struct bloom_filter *f,
 
 	if (!bloom_filter_report(f, c, &r)) {
 		seq_printf(seq, "%-31s %-11s %-9s %12llu %2u %12llu %12llu %3llu.%02llu%% %10llu %12llu %5u %-5s",
-			   name, layout_names[g->layout],
-			   key_names[g->key_type], g->bits, g->hashes,
+			   name, bloom_layout_name(g->layout),
+			   bloom_key_type_name(g->key_type), g->bits, g->hashes,
 			   g->capacity, r.st.inserted,
 			   r.st.fill_ppb / 10000000,
 			   r.st.fill_ppb / 100000 % 100, r.st.est_fpr_ppb,

@@ -206,10 +206,6 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	return hit ^ invert;
 }
 
-static const char *const key_names[] = {
-	"bytes", "addr", "net", "addr,port", "flow", "digest",
-};
-
 /* What revision 1 adds: the digest key and its payload length. */
 static int check_digest(const struct xt_bloom_mtinfo1 *info)
 {
@@ -240,8 +236,7 @@ static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
 		return -EINVAL;
 	if (info->key_type == BLOOM_KEY_BYTES || info->key_type >= key_max) {
 		pr_info_ratelimited("bloom: a rule of this revision cannot form %s keys\n",
-				    info->key_type < BLOOM_KEY_MAX ?
-				    key_names[info->key_type] : "unknown");
+				    bloom_key_type_name(info->key_type));
 		return -EINVAL;
 	}
 	if (info->key_type == BLOOM_KEY_NET && (info->flags & XT_BLOOM_UPDATE)) {
@@ -267,8 +262,8 @@ static int hold_filter(const struct xt_mtchk_param *par,
 	type = bloom_key_type(f);
 	if (type != info->key_type) {
 		pr_info_ratelimited("bloom: filter \"%s\" holds %s keys, the rule forms %s keys\n",
-				    info->name, key_names[type],
-				    key_names[info->key_type]);
+				    info->name, bloom_key_type_name(type),
+				    bloom_key_type_name(info->key_type));
 		bloom_put(f);
 		return -EINVAL;
 	}

@@ -190,6 +190,10 @@ void bloom_words_to_le(const bloom_word_t *w, __le64 *out, u64 n);
 void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n);
 const char *bloom_snap_strerror(int err);
 
+/* names.c */
+const char *bloom_layout_name(unsigned int layout);
+const char *bloom_key_type_name(unsigned int key_type);
+
 /* keys.c */
 size_t bloom_key_size(u8 key_type);
 int bloom_key_check(u8 key_type, const void *key, size_t len);

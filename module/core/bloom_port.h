@@ -129,6 +129,7 @@ static inline void bloom_resched(void)
 
 #else /* userspace */
 
+#include <assert.h>
 #include <endian.h>
 #include <errno.h>
 #include <linux/types.h>

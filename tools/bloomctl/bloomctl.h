@@ -70,9 +70,7 @@ int parse_rate(const char *s, u64 *ppb);
 const char *name_problem(const char *name);
 void check_name(const char *cmd, const char *name);
 int layout_parse(const char *s);
-const char *layout_name(unsigned int layout);
 int key_type_parse(const char *s);
-const char *key_type_name(unsigned int type);
 
 /* Options every subcommand takes: -h, -q, -o FORMAT. */
 #define COMMON_SHORTOPTS	":hqo:"

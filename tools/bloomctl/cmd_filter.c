@@ -63,8 +63,8 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 		json_start(&j);
 		json_object(&j, NULL);
 		json_str(&j, "name", name);
-		json_str(&j, "layout", layout_name(cr->layout));
-		json_str(&j, "key", key_type_name(cr->key_type));
+		json_str(&j, "layout", bloom_layout_name(cr->layout));
+		json_str(&j, "key", bloom_key_type_name(cr->key_type));
 		json_u64(&j, "bits", cr->bits);
 		json_u64(&j, "hashes", cr->hashes);
 		json_u64(&j, "capacity", cr->capacity);
@@ -81,7 +81,7 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 		human_bytes(bloom_array_bytes(&core), mem, sizeof(mem));
 		printf("%s %s: %s, key %s, m=%llu, k=%u, capacity %llu, %s, seed 0x%llx\n",
 		       existed ? "exists, identical:" : "created",
-		       name, layout_name(cr->layout), key_type_name(cr->key_type),
+		       name, bloom_layout_name(cr->layout), bloom_key_type_name(cr->key_type),
 		       (unsigned long long)cr->bits, cr->hashes,
 		       (unsigned long long)cr->capacity, mem,
 		       (unsigned long long)cr->seed);
@@ -365,8 +365,8 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 
 	json_object(j, NULL);
 	json_str(j, "name", in->name);
-	json_str(j, "layout", layout_name(in->layout));
-	json_str(j, "key", key_type_name(in->key_type));
+	json_str(j, "layout", bloom_layout_name(in->layout));
+	json_str(j, "key", bloom_key_type_name(in->key_type));
 	json_u64(j, "bits", in->bits);
 	json_u64(j, "hashes", in->hashes);
 	json_seed(j, in->seed);
@@ -413,8 +413,8 @@ static void info_text(const struct bloom_ioc_info *in,
 	human_bytes(in->mem_bytes, mem, sizeof(mem));
 	human_rate(in->est_fpr_ppb, fpr, sizeof(fpr));
 	printf("%-16s %s\n", "name:", in->name);
-	printf("%-16s %s\n", "layout:", layout_name(in->layout));
-	printf("%-16s %s\n", "key:", key_type_name(in->key_type));
+	printf("%-16s %s\n", "layout:", bloom_layout_name(in->layout));
+	printf("%-16s %s\n", "key:", bloom_key_type_name(in->key_type));
 	printf("%-16s %llu %s\n", "size (m):", (unsigned long long)in->bits,
 	       in->layout == BLOOM_LAYOUT_COUNTING ? "counters" : "bits");
 	printf("%-16s %u\n", "hashes (k):", in->hashes);
@@ -498,8 +498,8 @@ static void list_row(struct table *t, const struct bloom_ioc_info *in)
 
 	human_bytes(in->mem_bytes, mem, sizeof(mem));
 	table_cell(t, "%s", in->name);
-	table_cell(t, "%s", layout_name(in->layout));
-	table_cell(t, "%s", key_type_name(in->key_type));
+	table_cell(t, "%s", bloom_layout_name(in->layout));
+	table_cell(t, "%s", bloom_key_type_name(in->key_type));
 	table_cell(t, "%llu", (unsigned long long)in->bits);
 	table_cell(t, "%u", in->hashes);
 	table_cell(t, "%s", mem);

@@ -59,8 +59,8 @@ static void built_json(const char *path, const struct bloom_geom *g,
 	json_start(&j);
 	json_object(&j, NULL);
 	json_str(&j, "file", path);
-	json_str(&j, "layout", layout_name(g->layout));
-	json_str(&j, "key", key_type_name(g->key_type));
+	json_str(&j, "layout", bloom_layout_name(g->layout));
+	json_str(&j, "key", bloom_key_type_name(g->key_type));
 	json_u64(&j, "bits", g->bits);
 	json_u64(&j, "hashes", g->hashes);
 	json_u64(&j, "seed", g->seed);
@@ -85,7 +85,7 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 		return;
 	human_bytes(len, size, sizeof(size));
 	printf("built %s: %s, key %s, m=%llu, k=%u, seed 0x%llx, %zu key%s (%s)\n",
-	       path, layout_name(g->layout), key_type_name(g->key_type),
+	       path, bloom_layout_name(g->layout), bloom_key_type_name(g->key_type),
 	       (unsigned long long)g->bits, g->hashes,
 	       (unsigned long long)g->seed, keys, PLURAL(keys), size);
 }
@@ -208,7 +208,7 @@ static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
 	json_array(&j, "layouts");
 	for (l = 0; l < BLOOM_LAYOUT_MAX; l++, r++) {
 		json_object(&j, NULL);
-		json_str(&j, "layout", layout_name(l));
+		json_str(&j, "layout", bloom_layout_name(l));
 		if (r->err) {
 			json_null(&j, "bits");
 			json_str(&j, "error", OVER_CAP);
@@ -236,7 +236,7 @@ static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
 
 	table_init(&t, "LAYOUT >M >K >BITS/KEY >MEMORY >FPR@N >VS-BOUND");
 	for (l = 0; l < BLOOM_LAYOUT_MAX; l++, r++) {
-		table_cell(&t, "%s", layout_name(l));
+		table_cell(&t, "%s", bloom_layout_name(l));
 		if (r->err) {
 			for (int i = 0; i < 6; i++)
 				table_cell(&t, "-");

@@ -227,7 +227,7 @@ static void manifest_line(FILE *f, const char *name,
 	const struct bloom_geom *g = &si->geom;
 
 	fprintf(f, "%s %s %s %llu %u 0x%016llx %u ", name,
-		layout_name(g->layout), key_type_name(g->key_type),
+		bloom_layout_name(g->layout), bloom_key_type_name(g->key_type),
 		(unsigned long long)g->bits, g->hashes,
 		(unsigned long long)g->seed, g->flags);
 	if (g->capacity)
@@ -623,7 +623,7 @@ static enum restore_result stand_in(const char *path,
 	log_error("restore-all: %s: %s: created %s EMPTY with the saved "
 		  "geometry (%s, %s, m=%llu, k=%u, capacity %llu); its keys "
 		  "are lost until it is filled again", path, why, it->name,
-		  layout_name(g->layout), key_type_name(g->key_type),
+		  bloom_layout_name(g->layout), bloom_key_type_name(g->key_type),
 		  (unsigned long long)g->bits, g->hashes,
 		  (unsigned long long)g->capacity);
 	return STAND_IN;

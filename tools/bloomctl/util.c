@@ -285,35 +285,15 @@ void check_name(const char *cmd, const char *name)
 	die("%s: bad filter name '%s': %s", cmd, shown, why);
 }
 
-static const char *const layouts[] = {
-	[BLOOM_LAYOUT_BLOCKED]		= "blocked",
-	[BLOOM_LAYOUT_STANDARD]		= "standard",
-	[BLOOM_LAYOUT_PARTITIONED]	= "partitioned",
-	[BLOOM_LAYOUT_COUNTING]		= "counting",
-};
-
-static const char *const key_types[] = {
-	[BLOOM_KEY_BYTES]	= "bytes",
-	[BLOOM_KEY_ADDR]	= "addr",
-	[BLOOM_KEY_NET]		= "net",
-	[BLOOM_KEY_ADDR_PORT]	= "addr,port",
-	[BLOOM_KEY_FLOW]	= "flow",
-	[BLOOM_KEY_DIGEST]	= "digest",
-};
 
 int layout_parse(const char *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(layouts); i++)
-		if (!strcmp(s, layouts[i]))
+	for (i = 0; i < BLOOM_LAYOUT_MAX; i++)
+		if (!strcmp(s, bloom_layout_name(i)))
 			return (int)i;
 	return -1;
-}
-
-const char *layout_name(unsigned int layout)
-{
-	return layout < ARRAY_SIZE(layouts) ? layouts[layout] : "unknown";
 }
 
 int key_type_parse(const char *s)
@@ -322,15 +302,10 @@ int key_type_parse(const char *s)
 
 	if (!strcmp(s, "addr-port"))
 		return BLOOM_KEY_ADDR_PORT;
-	for (i = 0; i < ARRAY_SIZE(key_types); i++)
-		if (!strcmp(s, key_types[i]))
+	for (i = 0; i < BLOOM_KEY_MAX; i++)
+		if (!strcmp(s, bloom_key_type_name(i)))
 			return (int)i;
 	return -1;
-}
-
-const char *key_type_name(unsigned int type)
-{
-	return type < ARRAY_SIZE(key_types) ? key_types[type] : "unknown";
 }
 
 void set_format(const char *cmd, const char *fmt)

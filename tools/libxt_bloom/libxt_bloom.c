@@ -20,16 +20,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <xtables.h>
+#include "../../module/core/bloom_core.h"
 #include "../../uapi/bloom_ioctl.h"
 #include "../../uapi/xt_bloom.h"
 
 enum { O_SET, O_KEY, O_DIR, O_UPDATE, O_DIGEST_BYTES };
 
-static const char *const key_names[] = {
-	[BLOOM_KEY_ADDR] = "addr", [BLOOM_KEY_NET] = "net",
-	[BLOOM_KEY_ADDR_PORT] = "addr,port", [BLOOM_KEY_FLOW] = "flow",
-	[BLOOM_KEY_DIGEST] = "digest",
-};
 
 static const struct xt_option_entry bloom_opts[] = {
 	{ .name = "bloom-set", .id = O_SET, .type = XTTYPE_STRING,
@@ -73,8 +69,9 @@ static int key_from_name(const char *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++)
-		if (key_names[i] && !strcmp(s, key_names[i]))
+	/* A rule forms every key type but opaque bytes. */
+	for (i = BLOOM_KEY_BYTES + 1; i < BLOOM_KEY_MAX; i++)
+		if (!strcmp(s, bloom_key_type_name(i)))
 			return i;
 	return -1;
 }
@@ -205,9 +202,8 @@ static void bloom_check(struct xt_fcheck_call *cb, int revision)
 		xtables_error(PARAMETER_PROBLEM,
 			      "bloom: filter \"%s\" holds %s keys, but --bloom-key is %s",
 			      info->name,
-			      in.key_type < BLOOM_KEY_MAX && key_names[in.key_type] ?
-			      key_names[in.key_type] : "bytes",
-			      key_names[info->key_type]);
+			      bloom_key_type_name(in.key_type),
+			      bloom_key_type_name(info->key_type));
 }
 
 static void bloom_check0(struct xt_fcheck_call *cb)
@@ -226,7 +222,7 @@ static void bloom_print_opts(const struct xt_bloom_mtinfo1 *info,
 	printf(" %s--%sset %s", info->flags & XT_BLOOM_INVERT ? "! " : "",
 	       prefix, info->name);
 	if (info->key_type != BLOOM_KEY_ADDR)
-		printf(" --%skey %s", prefix, key_names[info->key_type]);
+		printf(" --%skey %s", prefix, bloom_key_type_name(info->key_type));
 	if (info->flags & XT_BLOOM_DST)
 		printf(" --%sdir dst", prefix);
 	if (info->key_type == BLOOM_KEY_DIGEST)
