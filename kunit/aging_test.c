@@ -173,13 +173,14 @@ static void full_newest_rotates(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_full");
 }
 
-/* The timer: a 10 ms period drops a key after G periods. */
+/* The timer: the shortest period drops a key after G periods. */
 static void timer_rotates(struct kunit *test)
 {
 	struct bloom_filter *f;
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, make_aged("kunit_timer", 0, 2, 10, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, make_aged("kunit_timer", 0, 2,
+					BLOOM_AGE_PERIOD_MIN_MS, 0, 0), 0);
 	f = bloom_get(&init_net, "kunit_timer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
 	bloom_add(f, "t", 1);
@@ -297,7 +298,8 @@ static void destroy_with_armed_timer(struct kunit *test)
 
 	for (round = 0; round < 20; round++) {
 		KUNIT_ASSERT_EQ(test, make_aged("kunit_tear", round % 4, 2,
-						round & 1 ? 1 : 0,
+						round & 1 ?
+						BLOOM_AGE_PERIOD_MIN_MS : 0,
 						BLOOM_AGE_F_FULL, 2), 0);
 		f = bloom_get(&init_net, "kunit_tear");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(f));
@@ -314,6 +316,121 @@ static void destroy_with_armed_timer(struct kunit *test)
 	rcu_barrier();
 }
 
+/*
+ * Renewing a key an older generation holds is never refused, even when
+ * the newest is full: bloom_add() said it was added, so it must outlive
+ * the generation it came from.
+ */
+static void renewal_at_capacity_keeps_the_key(struct kunit *test)
+{
+	struct bloom_filter *f;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, make_aged("kunit_renew_full", 0, 2, 0, 0, 4), 0);
+	f = bloom_get(&init_net, "kunit_renew_full");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "K", 1), 0);
+	KUNIT_EXPECT_EQ(test, bloom_rotate(f), 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, bloom_add(f, &i, sizeof(i)), 0);
+	KUNIT_EXPECT_EQ_MSG(test, bloom_add(f, &i, sizeof(i)), -ENOSPC,
+			    "the newest should be full");
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "K", 1), 0);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, "K", 1), 1);
+	KUNIT_EXPECT_EQ(test, bloom_rotate(f), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test(f, "K", 1),
+			      "a renewal at capacity was dropped");
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_renew_full");
+}
+
+/* A period under the minimum is refused: it would be a rotation storm. */
+static void period_under_minimum_is_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, make_aged("kunit_fast", 0, 2,
+					BLOOM_AGE_PERIOD_MIN_MS - 1, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, make_aged("kunit_fast", 0, 2, 1, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, make_aged("kunit_fast", 0, 2,
+					BLOOM_AGE_PERIOD_MIN_MS, 0, 0), 0);
+	bloom_registry_destroy(&init_net, "kunit_fast");
+}
+
+/*
+ * A newest that is always full (capacity 1, a new key every few
+ * microseconds) rotates at most once per BLOOM_AGE_PERIOD_MIN_MS.
+ */
+static void full_rotations_are_rate_limited(struct kunit *test)
+{
+	unsigned long start = jiffies, ms;
+	struct bloom_filter *f;
+	u64 i = 0, n;
+
+	KUNIT_ASSERT_EQ(test, make_aged("kunit_storm", 0, 2, 0,
+					BLOOM_AGE_F_FULL, 1), 0);
+	f = bloom_get(&init_net, "kunit_storm");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	while (time_before(jiffies, start + 2 * HZ)) {
+		bloom_add(f, &i, sizeof(i));
+		i++;
+		usleep_range(50, 100);
+	}
+	n = rotations(f);
+	ms = jiffies_to_msecs(jiffies - start);
+	KUNIT_EXPECT_GE_MSG(test, n, 1ULL, "a full newest never rotated");
+	KUNIT_EXPECT_LE_MSG(test, n, (u64)ms / BLOOM_AGE_PERIOD_MIN_MS + 2,
+			    "%llu rotations in %lu ms", n, ms);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_storm");
+}
+
+struct reporter {
+	struct bloom_filter *f;
+	struct completion done;
+	int err;
+};
+
+static int reporter_fn(void *arg)
+{
+	struct reporter *rp = arg;
+	struct bloom_report r;
+
+	rp->err = bloom_filter_report(rp->f, contents(rp->f), &r);
+	complete(&rp->done);
+	return 0;
+}
+
+/*
+ * A report (INFO, /proc/net/bloom) never waits for the rotation lock,
+ * so a reader, however slow, never holds up a rotation either.
+ */
+static void report_takes_no_rotation_lock(struct kunit *test)
+{
+	struct reporter *rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
+	struct bloom_contents *c;
+	struct task_struct *t;
+	bool done;
+
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	KUNIT_ASSERT_EQ(test, make_aged("kunit_report", 0, GENS, 0, 0, 0), 0);
+	rp->f = bloom_get(&init_net, "kunit_report");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rp->f));
+	c = contents(rp->f);
+	init_completion(&rp->done);
+	mutex_lock(&c->age.lock);
+	t = kthread_run(reporter_fn, rp, "bloom_reporter");
+	done = !IS_ERR(t) &&
+	       wait_for_completion_timeout(&rp->done, msecs_to_jiffies(WAIT_MS));
+	mutex_unlock(&c->age.lock);
+	if (!IS_ERR(t))
+		wait_for_completion(&rp->done);
+	KUNIT_EXPECT_TRUE_MSG(test, done,
+			      "the report waited for the rotation lock");
+	KUNIT_EXPECT_EQ(test, rp->err, 0);
+	bloom_put(rp->f);
+	bloom_registry_destroy(&init_net, "kunit_report");
+}
+
 BT_LAYOUT_PARAMS();
 
 static struct kunit_case aging_cases[] = {
@@ -323,6 +440,10 @@ static struct kunit_case aging_cases[] = {
 	KUNIT_CASE(rotate_refuses_plain_filter),
 	KUNIT_CASE(full_newest_rotates),
 	KUNIT_CASE(timer_rotates),
+	KUNIT_CASE(renewal_at_capacity_keeps_the_key),
+	KUNIT_CASE(period_under_minimum_is_refused),
+	KUNIT_CASE_SLOW(full_rotations_are_rate_limited),
+	KUNIT_CASE(report_takes_no_rotation_lock),
 	KUNIT_CASE(rotation_racing_adds_misses_nothing),
 	KUNIT_CASE(destroy_with_armed_timer),
 	{}

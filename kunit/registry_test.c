@@ -246,10 +246,12 @@ static void full_filter_stops_adding(struct kunit *test)
 }
 
 #define ADDER_KEYS	20000
+#define RECHECK		32	/* keys the adder tests again after each add */
 
 struct adder {
 	struct bloom_filter *f;
 	atomic64_t done;		/* keys whose add returned */
+	atomic64_t unseen;		/* ... that the next test missed */
 	bool stop;
 	struct completion finished;
 };
@@ -261,7 +263,20 @@ static int adder_fn(void *arg)
 
 	/* Bounded, so that the halved filter keeps a low false-positive rate. */
 	for (i = 0; !READ_ONCE(a->stop) && i < ADDER_KEYS; i++) {
+		u64 j;
+
 		add_keys(a->f, i, i + 1);
+		/*
+		 * One's own adds are seen from then on, whatever halve is
+		 * doing: the last few, so that adds that landed in the old
+		 * contents during a fold are tested after the publication.
+		 */
+		for (j = i >= RECHECK ? i - RECHECK : 0; j <= i; j++) {
+			__le64 key = cpu_to_le64(j);
+
+			if (!bloom_test(a->f, &key, sizeof(key)))
+				atomic64_inc(&a->unseen);
+		}
 		/* Pairs with the acquire below: the add happened before. */
 		atomic64_set_release(&a->done, i + 1);
 		if (!(i % 64))
@@ -271,7 +286,10 @@ static int adder_fn(void *arg)
 	return 0;
 }
 
-/* Every add that returned before halve returned is in the halved filter. */
+/*
+ * Every add that returned is seen by every later test, while halve runs
+ * and after it returned.
+ */
 static void halve_keeps_completed_adds(struct kunit *test)
 {
 	struct bloom_geom g = { .bits = 1 << 22, .hashes = 4,
@@ -306,6 +324,9 @@ static void halve_keeps_completed_adds(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, missing, 0ULL,
 			    "%llu of %llu completed adds lost by halving",
 			    missing, done);
+	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&a->unseen), 0LL,
+			    "%lld adds were absent from the test right after them",
+			    (long long)atomic64_read(&a->unseen));
 	/* Keys never added stay mostly absent: the test can see a loss. */
 	for (i = ADDER_KEYS, missing = 0; i < ADDER_KEYS + 1000; i++) {
 		__le64 key = cpu_to_le64(i);
@@ -390,6 +411,64 @@ static void net_filter_matches_inside_prefix(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_net");
 }
 
+/* Delete a key from a held counting filter, as DEL does. */
+static int del_key(struct bloom_filter *f, const void *key, size_t len)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+	int err = bloom_contents_del(c, bloom_hash(&c->core, key, len));
+
+	bloom_contents_put(c);
+	return err;
+}
+
+/*
+ * A counting filter counts every add through the API, even of a key that
+ * tests present already: added twice and deleted once, it stays.
+ */
+static void counting_add_counts_a_present_key(struct kunit *test)
+{
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, make("kunit_cnt", BLOOM_KEY_BYTES,
+				   BLOOM_LAYOUT_COUNTING), 0);
+	f = bloom_get(&init_net, "kunit_cnt");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "K", 1), 0);
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "K", 1), 0);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, "T", 1), 0);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, "T", 1), 1);
+	KUNIT_EXPECT_EQ(test, del_key(f, "K", 1), 0);
+	KUNIT_EXPECT_EQ(test, del_key(f, "T", 1), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test(f, "K", 1),
+			      "added twice with bloom_add(), deleted once: gone");
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test(f, "T", 1),
+			      "added twice with bloom_test_and_add(), deleted once: gone");
+	KUNIT_EXPECT_EQ(test, del_key(f, "K", 1), 0);
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, "K", 1));
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_cnt");
+}
+
+/*
+ * Sizes saturate instead of wrapping: a geometry whose contents do not
+ * fit in a size_t asks for SIZE_MAX, which nothing grants, never for a
+ * small allocation that the arrays would then overrun.
+ */
+static void contents_bytes_saturate(struct kunit *test)
+{
+	struct bloom_core core = { .g = { .gens = 2 } };
+
+	/* One array's size is just under SIZE_MAX: aligning it wraps. */
+	core.nwords = SIZE_MAX / sizeof(u64) - 5;
+	KUNIT_EXPECT_EQ(test, bloom_contents_bytes(&core), SIZE_MAX);
+	/* Each array fits, G + 1 of them do not. */
+	core.g.gens = BLOOM_GENERATIONS_MAX;
+	core.nwords = SIZE_MAX / sizeof(u64) / 4;
+	KUNIT_EXPECT_EQ(test, bloom_contents_bytes(&core), SIZE_MAX);
+	core.nwords = 1 << 20;
+	KUNIT_EXPECT_LT(test, bloom_contents_bytes(&core), (size_t)(80 << 20));
+}
+
 static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(get_missing_is_enoent),
 	KUNIT_CASE(destroy_in_use_is_ebusy),
@@ -400,6 +479,8 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(create_validates_its_input),
 	KUNIT_CASE(combine_counts_the_result),
 	KUNIT_CASE(full_filter_stops_adding),
+	KUNIT_CASE(counting_add_counts_a_present_key),
+	KUNIT_CASE(contents_bytes_saturate),
 	KUNIT_CASE_SLOW(halve_keeps_completed_adds),
 	KUNIT_CASE(limits_refuse_creation),
 	KUNIT_CASE(limits_ceiling_is_the_hosts),

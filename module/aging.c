@@ -16,6 +16,14 @@
  * Rotations because the newest is full, or on request, come on top of
  * the timer's: each takes up to one period off the window.
  *
+ * The work a filter makes is bounded: the period is at least
+ * BLOOM_AGE_PERIOD_MIN_MS, and a rotation the full newest asks for waits
+ * until the newest is that old, so the work runs at most ten rotations a
+ * second per filter, each emptying one array, and a namespace's at most
+ * that times its filter limit (its byte limit bounds what is emptied).
+ * Only ROTATE (and bloom_rotate()) rotates at once: its caller waits
+ * for it and pays for it.
+ *
  * Rotations run in process context (the filter's delayed work, the
  * ROTATE ioctl, bloom_rotate()), serialised per contents by age.lock.
  * The packet path only reads the view; when the newest is full it sets
@@ -197,29 +205,33 @@ static u64 newest_age_ns(struct bloom_contents *c,
 	return now > birth ? now - birth : 0;
 }
 
-/* Rotate if due; the delay until the next check, or 0 for none. */
+/*
+ * Rotate if due; the delay until the next check, or 0 for none. A full
+ * newest is rotated once it is BLOOM_AGE_PERIOD_MIN_MS old, not before.
+ */
 static unsigned long tick(struct bloom_contents *c)
 {
 	u64 period = (u64)c->core.g.period_ms * NSEC_PER_MSEC, age;
-	const struct bloom_age_view *v;
-	unsigned long next = 0;
+	u64 soonest = (u64)BLOOM_AGE_PERIOD_MIN_MS * NSEC_PER_MSEC, due = 0;
+	bool full = test_bit(BLOOM_C_ROTATE_DUE, &c->flags);
 
 	mutex_lock(&c->age.lock);
-	v = rcu_dereference_protected(c->age.view,
-				      lockdep_is_held(&c->age.lock));
-	age = newest_age_ns(c, v);
-	if (test_bit(BLOOM_C_ROTATE_DUE, &c->flags) ||
-	    (period && age >= period)) {
-		if (rotate_locked(c))
-			next = HZ;	/* no memory: try again later */
-		v = rcu_dereference_protected(c->age.view,
-					      lockdep_is_held(&c->age.lock));
-		age = newest_age_ns(c, v);
+	age = newest_age_ns(c, rcu_dereference_protected(c->age.view,
+				lockdep_is_held(&c->age.lock)));
+	if ((full && age >= soonest) || (period && age >= period)) {
+		if (rotate_locked(c)) {
+			mutex_unlock(&c->age.lock);
+			return HZ;	/* no memory: try again later */
+		}
+		age = 0;
+		full = test_bit(BLOOM_C_ROTATE_DUE, &c->flags);
 	}
-	if (period && !next)
-		next = nsecs_to_jiffies(period - min(age, period)) + 1;
 	mutex_unlock(&c->age.lock);
-	return next;
+	if (full)
+		due = soonest;
+	if (period && (!due || period < due))
+		due = period;
+	return due ? nsecs_to_jiffies(due - min(age, due)) + 1 : 0;
 }
 
 /*
@@ -339,25 +351,14 @@ static void add_gen(struct bloom_stats *sum, const struct bloom_stats *g)
 			  BLOOM_PPB);
 }
 
-/**
- * bloom_age_report() - per-generation stats of aging contents
- * @c: held aging contents
- * @r: filled in: @r->gen newest first, @r->st over all generations
- * @hist: scratch of BLOOM_HIST_WORDS
- *
- * Holds age.lock while it walks the arrays, so that none is emptied
- * under it; a rotation waits for the walk.
- */
-void bloom_age_report(struct bloom_contents *c, struct bloom_report *r,
-		      u64 *hist)
+/* One pass over the generations of @v. */
+static void report_view(struct bloom_contents *c,
+			const struct bloom_age_view *v,
+			struct bloom_report *r, u64 *hist)
 {
-	const struct bloom_age_view *v;
 	u64 now = now_ns();
 	unsigned int i;
 
-	mutex_lock(&c->age.lock);
-	v = rcu_dereference_protected(c->age.view,
-				      lockdep_is_held(&c->age.lock));
 	memset(&r->st, 0, sizeof(r->st));
 	for (i = 0; i < c->core.g.gens; i++) {
 		struct bloom_gen_report *g = &r->gen[i];
@@ -368,8 +369,40 @@ void bloom_age_report(struct bloom_contents *c, struct bloom_report *r,
 		g->age_ms = now > birth ? div_u64(now - birth, NSEC_PER_MSEC) : 0;
 		add_gen(&r->st, &g->st);
 	}
-	r->rotations = c->age.rotations;
-	mutex_unlock(&c->age.lock);
+}
+
+/**
+ * bloom_age_report() - per-generation stats of aging contents
+ * @c: held aging contents
+ * @r: filled in: @r->gen newest first, @r->st over all generations
+ * @hist: scratch of BLOOM_HIST_WORDS
+ *
+ * Takes no lock: a reader that is slow (or throttled) never holds up a
+ * rotation. It copies the view under RCU and walks the arrays it names
+ * without it; they stay allocated while @c is held. A rotation during
+ * the walk may empty the oldest array under it; then the walk is done
+ * once more on the new view. If a rotation runs during that one too, the
+ * figures of the generation it dropped are of a partly emptied array
+ * (between its count before and zero), and @r->rotations says which
+ * view the report is of.
+ */
+void bloom_age_report(struct bloom_contents *c, struct bloom_report *r,
+		      u64 *hist)
+{
+	struct bloom_age_view v;
+	unsigned int tries;
+	u64 seen;
+
+	for (tries = 0; tries < 2; tries++) {
+		rcu_read_lock();
+		seen = bloom_age_rotations(c);
+		v = *rcu_dereference(c->age.view);
+		rcu_read_unlock();
+		report_view(c, &v, r, hist);
+		r->rotations = seen;
+		if (bloom_age_rotations(c) == seen)
+			break;
+	}
 	r->st.mem_bytes = bloom_array_bytes(&c->core) * (c->core.g.gens + 1);
 }
 

@@ -124,10 +124,35 @@ bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
 EXPORT_SYMBOL_GPL(bloom_test);
 
 /*
+ * The "full" warning, at most once per BLOOM_FULL_WARN_SECS per filter:
+ * a filter cleared (or swapped) in a loop gets new contents each time,
+ * and each would otherwise say it again. The per-contents bit is tested
+ * first, so a full filter under a flood writes no shared line; the
+ * cmpxchg() lets one CPU print.
+ */
+#define BLOOM_FULL_WARN_SECS	60
+
+static void warn_full(struct bloom_filter *f, struct bloom_contents *c)
+{
+	unsigned long last, now = jiffies;
+
+	if (test_bit(BLOOM_C_FULL_WARNED, &c->flags) ||
+	    test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
+		return;
+	last = READ_ONCE(f->full_warned);
+	if (last && time_before(now, last + BLOOM_FULL_WARN_SECS * HZ))
+		return;
+	if (cmpxchg(&f->full_warned, last, now ?: 1) != last)
+		return;
+	pr_warn("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
+		rcu_dereference(f->name)->s, c->core.g.capacity);
+}
+
+/*
  * A filter past its capacity answers with more false positives than it
  * was sized for. The packet path cannot ask anyone, so, like a full
  * ipset, it stops adding new keys there (tests still answer) and says so
- * once per contents in the kernel log.
+ * in the kernel log.
  */
 static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c,
 			struct bloom_bits *b)
@@ -147,42 +172,48 @@ static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c,
 		bloom_age_kick(f, c);
 		return false;
 	}
-	/* Test first: a full filter under a flood writes no shared line. */
-	if (!test_bit(BLOOM_C_FULL_WARNED, &c->flags) &&
-	    !test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
-		pr_warn("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
-			rcu_dereference(f->name)->s, c->core.g.capacity);
+	warn_full(f, c);
 	return true;
 }
 
 /*
  * Under rcu_read_lock(): add, and return 1 if it was already present,
  * -ENOSPC if it was not and the filter is full.
+ *
+ * Only a key no generation holds is new, so only it meets the capacity:
+ * a renewal (a key an older generation holds, copied into the newest)
+ * adds nothing to the set the filter answers for, and skipping it would
+ * let the key expire while the caller was told it was added. Renewals
+ * can take the newest past its capacity by at most the keys the older
+ * generations hold. Counting contents count every add, even of a key
+ * that tests present: a later delete of another key sharing its
+ * counters must not take it away.
  */
 static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	int ret = bloom_key_check(c->core.g.key_type, key, len);
 	struct bloom_bits *b = &c->bits;
+	bool fresh;
 	int at = 0;
 	u64 h;
 
 	if (ret)
 		return ret;
 	h = bloom_hash(&c->core, key, len);
-	/* Aging: a key seen in an older generation is renewed in the newest. */
 	if (unlikely(bloom_aged(c)))
 		at = bloom_age_find(c, h, &b);
 	else if (!bloom_test_hash(&c->core, b, h))
 		at = -1;
-	if (at == 0)
-		ret = 1;
-	else if (at_capacity(f, c, b))
-		return at > 0 ? 1 : -ENOSPC;
+	if (at < 0 && at_capacity(f, c, b))
+		return -ENOSPC;
 	/* Even a key that tests present must be probed at its length. */
 	if (c->core.g.key_type == BLOOM_KEY_NET)
 		bloom_note_plen(b, ((const struct bloom_key_net *)key)->plen);
-	return ret ?: !bloom_add_hash(&c->core, b, h) || at > 0;
+	if (at == 0 && c->core.g.layout != BLOOM_LAYOUT_COUNTING)
+		return 1;
+	fresh = bloom_contents_add(c, b, h);
+	return at >= 0 || !fresh;
 }
 
 /**
@@ -259,7 +290,8 @@ EXPORT_SYMBOL_GPL(bloom_rotate);
  * @f: a held filter of type BLOOM_KEY_NET
  * @addr: the address, 16 bytes (IPv4 v4-mapped)
  *
- * Probes each prefix length the filter holds, longest first.
+ * Probes each prefix length the filter holds, longest first: the walk
+ * visits only the lengths set in the filter's bitmap.
  *
  * Return: true if some prefix of @addr may be present.
  */
@@ -269,18 +301,21 @@ bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 	struct bloom_key_net key = {};
 	struct bloom_contents *c;
 	bool hit = false;
-	int plen;
+	int w, bit;
 
 	rcu_read_lock();
 	c = rcu_dereference(f->contents);
 	bloom_plens_rcu(c, plens);
-	for (plen = 128; plen >= 0 && !hit; plen--) {
-		if (!(plens[plen / 64] & (1ULL << (plen % 64))))
-			continue;
-		memcpy(key.addr, addr, 16);
-		bloom_net_mask(key.addr, plen);
-		key.plen = plen;
-		hit = test_hash_rcu(c, bloom_hash(&c->core, &key, sizeof(key)));
+	for (w = BLOOM_PLEN_WORDS - 1; w >= 0 && !hit; w--) {
+		while (plens[w] && !hit) {
+			bit = fls64(plens[w]) - 1;
+			plens[w] &= ~BIT_ULL(bit);
+			memcpy(key.addr, addr, 16);
+			key.plen = w * 64 + bit;
+			bloom_net_mask(key.addr, key.plen);
+			hit = test_hash_rcu(c, bloom_hash(&c->core, &key,
+							  sizeof(key)));
+		}
 	}
 	rcu_read_unlock();
 	count(f, hit);

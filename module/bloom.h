@@ -25,6 +25,7 @@ int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);
 int bloom_rotate(struct bloom_filter *f);
 const char *bloom_key_type_name(unsigned int key_type);
+int bloom_name_check(const char *name);
 int bloom_digest_skb(const struct sk_buff *skb, unsigned int nbytes,
 		     struct bloom_key_digest *key);
 

@@ -11,13 +11,19 @@
 #include <kunit/visibility.h>
 #include "registry.h"
 
-/* One array with its counters, padded so that the next starts aligned. */
+/*
+ * One array with its counters, padded so that the next starts aligned;
+ * SIZE_MAX when that does not fit in a size_t (ALIGN() would wrap it to
+ * a small number).
+ */
 static size_t array_stride(const struct bloom_core *core)
 {
 	struct bloom_contents *c;
+	size_t bytes = struct_size(&c->bits, words, core->nwords);
 
-	return ALIGN(struct_size(&c->bits, words, core->nwords),
-		     BLOOM_BLOCK_BITS / 8);
+	if (bytes > SIZE_MAX - BLOOM_BLOCK_BITS / 8)
+		return SIZE_MAX;
+	return ALIGN(bytes, BLOOM_BLOCK_BITS / 8);
 }
 
 /**
@@ -25,6 +31,8 @@ static size_t array_stride(const struct bloom_core *core)
  * @core: the geometry's core
  *
  * An aging filter has G + 1 arrays: its G generations and the spare.
+ * The arithmetic saturates: a size that does not fit is SIZE_MAX, which
+ * no allocation and no namespace limit grants.
  *
  * Return: the bytes bloom_contents_new() allocates and the namespace
  * limit counts.
@@ -35,9 +43,10 @@ size_t bloom_contents_bytes(const struct bloom_core *core)
 
 	if (!core->g.gens)
 		return struct_size(c, bits.words, core->nwords);
-	return offsetof(struct bloom_contents, bits) +
-	       array_stride(core) * (core->g.gens + 1);
+	return size_add(offsetof(struct bloom_contents, bits),
+			size_mul(array_stride(core), core->g.gens + 1));
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_bytes);
 
 size_t bloom_contents_size(const struct bloom_contents *c)
 {
@@ -156,6 +165,26 @@ int bloom_contents_del(struct bloom_contents *c, u64 h)
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_del);
+
+/**
+ * bloom_contents_mirror() - add hashes to contents being folded into
+ * @c: plain contents a halve folds, under rcu_read_lock()
+ * @half: @c->halved, the half-size contents
+ * @h: bloom_hash() of the keys, already added to @c
+ * @n: how many
+ *
+ * The prefix lengths @c holds go too, for a net key just noted there.
+ */
+void bloom_contents_mirror(struct bloom_contents *c, struct bloom_contents *half,
+			   const u64 *h, u32 n)
+{
+	unsigned int i;
+
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		bloom_word_or(&half->bits.plens[i],
+			      bloom_word_read(&c->bits.plens[i]));
+	bloom_add_batch(&half->core, &half->bits, h, n);
+}
 
 /**
  * bloom_filter_report() - stats of a filter, for INFO and /proc/net/bloom

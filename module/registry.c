@@ -46,6 +46,7 @@ int bloom_name_check(const char *name)
 			return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(bloom_name_check);
 
 static void filter_free_rcu(struct rcu_head *rcu)
 {
@@ -531,18 +532,21 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
  * @net: the namespace
  * @name: the filter; its probe range must be a power of two
  *
- * Every add that completed before this returns is in the halved filter:
- * once the new contents are published and a grace period has passed, no
- * add can still be writing the old ones, and a second fold merges what
- * landed there during the first. Both folds run under the registry lock,
- * so that another halve cannot fold the new contents before the second
- * fold has filled them. For counting filters the second fold keeps the
- * larger of two counters: an add that lands in the old contents during
- * the first fold and one in the new contents on the same folded counter
- * count once, so a later delete of one can remove the other.
+ * No add is ever invisible, before or after the new contents are
+ * published: first every add to the old contents also goes to the new
+ * ones (@halved, see bloom_contents_add()), and after a grace period no
+ * add can still be writing the old contents without doing so; only then
+ * is the old array folded in and the result published. Readers see the
+ * old contents, which hold every completed add, until then, and the new
+ * ones, which hold them too, after. It all runs under the registry lock,
+ * so that another halve cannot fold the new contents while adds still
+ * mirror into them. For counting filters the fold keeps the larger of
+ * two counters (a fold is idempotent): an add mirrored into a counter
+ * the fold has not reached yet may be counted once for two keys, so a
+ * later delete of one can remove the other.
  *
  * Return: 0, -ENOENT, -EINVAL (cannot be halved), -EOPNOTSUPP (an aging
- * filter), -ENOMEM, -EINTR.
+ * filter), -ENOMEM, -ENOSPC (over the namespace's limit), -EINTR.
  */
 int bloom_registry_halve(struct net *net, const char *name)
 {
@@ -569,17 +573,15 @@ int bloom_registry_halve(struct net *net, const char *name)
 		err = -ENOMEM;
 		goto unlock;
 	}
+	rcu_assign_pointer(old->halved, c);
+	synchronize_rcu();	/* every add still writing @old mirrors */
 	bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
-	refcount_inc(&old->ref);	/* for the second fold */
 	err = replace_contents(bn, f, c);
 	if (err) {
-		refcount_dec(&old->ref);
+		RCU_INIT_POINTER(old->halved, NULL);
+		synchronize_rcu();	/* nobody mirrors into @c any more */
 		bloom_contents_free(c);
-		goto unlock;
 	}
-	synchronize_rcu();	/* no add is still writing @old */
-	bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
-	bloom_contents_put(old);
 unlock:
 	mutex_unlock(&bn->lock);
 	return err;

@@ -62,6 +62,8 @@ struct bloom_contents {
 	spinlock_t del_lock;		/* bloom_contents_del() */
 	unsigned long flags;		/* BLOOM_C_* bits */
 	u64 generation;			/* WRITE_ONCE under bn->lock */
+	/* While halve folds these contents: adds go there too (RCU). */
+	struct bloom_contents __rcu *halved;
 	struct bloom_aging age;
 	struct bloom_core core;
 	struct bloom_bits bits;		/* flexible: last */
@@ -90,6 +92,7 @@ struct bloom_filter {
 	struct delayed_work age_work;	/* aging.c */
 	bool unlisted;			/* no more age_work: WRITE_ONCE */
 	bool armed;			/* age_work was queued: bn->lock */
+	unsigned long full_warned;	/* jiffies of the last "full" line */
 	struct rcu_head rcu;
 };
 
@@ -167,6 +170,30 @@ struct bloom_contents *bloom_contents_get(struct bloom_filter *f);
 void bloom_contents_put(struct bloom_contents *c);
 size_t bloom_contents_size(const struct bloom_contents *c);
 int bloom_contents_del(struct bloom_contents *c, u64 h);
+void bloom_contents_mirror(struct bloom_contents *c, struct bloom_contents *half,
+			   const u64 *h, u32 n);
+
+/**
+ * bloom_contents_add() - add a hash to contents, under rcu_read_lock()
+ * @c: the contents
+ * @b: the array to add to: @c->bits, or the newest generation's
+ * @h: bloom_hash() of the key
+ *
+ * While a halve folds @c, the key also goes to the half-size contents
+ * (see bloom_registry_halve()): a pointer load and a branch otherwise.
+ *
+ * Return: as bloom_add_hash().
+ */
+static inline bool bloom_contents_add(struct bloom_contents *c,
+				      struct bloom_bits *b, u64 h)
+{
+	struct bloom_contents *half = rcu_dereference(c->halved);
+	bool fresh = bloom_add_hash(&c->core, b, h);
+
+	if (unlikely(half))
+		bloom_contents_mirror(c, half, &h, 1);
+	return fresh;
+}
 
 struct bloom_gen_report {
 	u64 age_ms;

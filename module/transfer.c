@@ -101,6 +101,7 @@ static void apply_aged(struct batch *x, struct bloom_filter *f,
 static u32 apply(struct batch *x, struct bloom_filter *f,
 		 struct bloom_contents *c, u32 n, int *err)
 {
+	struct bloom_contents *half;
 	u32 i, done = n;
 
 	if (bloom_aged(c)) {
@@ -130,6 +131,10 @@ static u32 apply(struct batch *x, struct bloom_filter *f,
 	switch (x->cmd) {
 	case BLOOM_IOC_ADD:
 		x->b->hits += bloom_add_batch(&c->core, &c->bits, x->h, n);
+		/* While a halve folds @c: see bloom_contents_add(). */
+		half = rcu_dereference(c->halved);
+		if (unlikely(half))
+			bloom_contents_mirror(c, half, x->h, n);
 		break;
 	case BLOOM_IOC_TEST:
 		x->b->hits += bloom_test_batch(&c->core, &c->bits, x->h, n,

@@ -230,10 +230,14 @@ static int check_digest(const struct xt_bloom_mtinfo1 *info)
 /* Every field but the filter's: @key_max ends the key types @rev knows. */
 static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
 {
-	if (strnlen(info->name, sizeof(info->name)) == sizeof(info->name) ||
-	    (info->flags & ~XT_BLOOM_FLAGS_ALL) ||
+	if ((info->flags & ~XT_BLOOM_FLAGS_ALL) ||
 	    memchr_inv(info->pad, 0, sizeof(info->pad)))
 		return -EINVAL;
+	/* Checked before anything prints it: no newline or escape in the log. */
+	if (bloom_name_check(info->name)) {
+		pr_info_ratelimited("bloom: a rule names a filter by an invalid name\n");
+		return -EINVAL;
+	}
 	if (info->key_type == BLOOM_KEY_BYTES || info->key_type >= key_max) {
 		pr_info_ratelimited("bloom: a rule of this revision cannot form %s keys\n",
 				    bloom_key_type_name(info->key_type));

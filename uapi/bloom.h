@@ -145,6 +145,12 @@ struct bloom_key_digest {
 #define BLOOM_GENERATIONS_MIN	2
 #define BLOOM_GENERATIONS_MAX	8
 #define BLOOM_AGE_F_FULL	(1U << 0)	/* rotate when the newest is full */
+/*
+ * The shortest period, and the shortest time between two rotations that
+ * BLOOM_AGE_F_FULL asks for: a filter's rotation work is at most ten
+ * rotations a second, so a namespace's is bounded by its filter limit.
+ */
+#define BLOOM_AGE_PERIOD_MIN_MS	100
 #define BLOOM_AGE_F_ALL		(BLOOM_AGE_F_FULL)
 
 /*

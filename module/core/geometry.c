@@ -42,7 +42,8 @@ int bloom_geom_check(const struct bloom_geom *g)
 		return g->period_ms || g->age_flags ? -EINVAL : 0;
 	if (g->gens < BLOOM_GENERATIONS_MIN ||
 	    g->gens > BLOOM_GENERATIONS_MAX ||
-	    (g->age_flags & ~BLOOM_AGE_F_ALL))
+	    (g->age_flags & ~BLOOM_AGE_F_ALL) ||
+	    (g->period_ms && g->period_ms < BLOOM_AGE_PERIOD_MIN_MS))
 		return -EINVAL;
 	return 0;
 }

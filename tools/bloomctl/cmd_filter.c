@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "bloomctl.h"
 
 static const struct option common_only[] = {
@@ -204,6 +205,29 @@ int cmd_create(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * Destroy and rename refuse a filter in use (EBUSY). Right after its last
+ * rule is deleted with iptables-nft, the rule may still hold it for a
+ * moment: nft_compat lets go of a deleted rule's match from deferred
+ * work, after a grace period. So a refusal is tried again for up to
+ * BUSY_WAIT_MS before it counts; a filter still held then is in use.
+ */
+#define BUSY_WAIT_MS	3000
+#define BUSY_STEP_MS	20
+
+static int unless_busy(unsigned long cmd, const char *a, const char *b)
+{
+	const struct timespec step = { 0, BUSY_STEP_MS * 1000000L };
+	int err, waited;
+
+	for (waited = 0;; waited += BUSY_STEP_MS) {
+		err = b ? dev_pair(cmd, a, b, NULL) : dev_name_op(cmd, a);
+		if (err != -EBUSY || waited >= BUSY_WAIT_MS)
+			return err;
+		nanosleep(&step, NULL);
+	}
+}
+
 /* destroy, clear, halve: one BLOOM_IOC_NAME command per name. */
 static int name_command(int argc, char **argv, unsigned long cmd,
 			const char *done)
@@ -214,7 +238,8 @@ static int name_command(int argc, char **argv, unsigned long cmd,
 	for (i = first; i < argc; i++)
 		check_name(argv[0], argv[i]);
 	for (i = first; i < argc; i++) {
-		err = dev_name_op(cmd, argv[i]);
+		err = cmd == BLOOM_IOC_DESTROY ? unless_busy(cmd, argv[i], NULL) :
+		      dev_name_op(cmd, argv[i]);
 		if (err == -EINVAL && cmd == BLOOM_IOC_HALVE)
 			die("%s: its probe range is not a power of two (or is too small)",
 			    what_of(argv[0], argv[i]));
@@ -259,7 +284,7 @@ int cmd_rename(int argc, char **argv)
 	to = argv[first + 1];
 	check_name(argv[0], from);
 	check_name(argv[0], to);
-	err = dev_pair(BLOOM_IOC_RENAME, from, to, NULL);
+	err = unless_busy(BLOOM_IOC_RENAME, from, to);
 	if (err)
 		die_dev(what_of("rename", from), err,
 			err == -EEXIST ? to : from);

@@ -33,8 +33,12 @@
 
 #define SNAP_EXT	".bloom"
 #define MANIFEST	"manifest"
-#define MANIFEST_HEAD	"# bloom manifest 1"
-#define MANIFEST_COLS	"# name layout key bits hashes seed flags capacity"
+/*
+ * Version 2 adds the aging settings, as three more fields on the lines
+ * of aging filters only: version 1 lines (plain filters) still parse.
+ */
+#define MANIFEST_HEAD	"# bloom manifest 2"
+#define MANIFEST_COLS	"# name layout key bits hashes seed flags capacity [generations period_ms age_flags]"
 
 static const struct option common_opts[] = {
 	COMMON_LONGOPTS,
@@ -231,9 +235,12 @@ static void manifest_line(FILE *f, const char *name,
 		(unsigned long long)g->bits, g->hashes,
 		(unsigned long long)g->seed, g->flags);
 	if (g->capacity)
-		fprintf(f, "%llu\n", (unsigned long long)g->capacity);
+		fprintf(f, "%llu", (unsigned long long)g->capacity);
 	else
-		fputs("-\n", f);
+		fputc('-', f);
+	if (g->gens)
+		fprintf(f, " %u %u %u", g->gens, g->period_ms, g->age_flags);
+	fputc('\n', f);
 }
 
 /* Write every filter into the new directory @dfd; the count saved. */
@@ -395,15 +402,17 @@ static bool manifest_parse(const char *line, struct manifest_entry *e,
 			   const char **why)
 {
 	char name[64], layout[32], key[32], cap[32];
+	unsigned int hashes, flags, gens = 0, period = 0, age_flags = 0;
 	unsigned long long bits, seed;
-	unsigned int hashes, flags;
-	int l, k, end = 0;
+	int l, k, end = 0, aged = 0;
 
 	memset(e, 0, sizeof(*e));
 	if (sscanf(line, "%63s %31s %31s %llu %u %llx %u %31s %n", name,
 		   layout, key, &bits, &hashes, &seed, &flags, cap, &end) != 8 ||
-	    line[end]) {
-		*why = "not eight fields";
+	    (line[end] && (sscanf(line + end, "%u %u %u %n", &gens, &period,
+				  &age_flags, &aged) != 3 ||
+			   line[end + aged]))) {
+		*why = "not eight fields (or eleven, for an aging filter)";
 		return false;
 	}
 	*why = name_problem(name);
@@ -422,6 +431,13 @@ static bool manifest_parse(const char *line, struct manifest_entry *e,
 	e->g.layout = (u8)l;
 	e->g.key_type = (u8)k;
 	e->g.flags = (u16)flags;
+	if (gens > BLOOM_GENERATIONS_MAX || age_flags > 0xff) {
+		*why = "bad aging settings";
+		return false;
+	}
+	e->g.gens = (u8)gens;
+	e->g.period_ms = period;
+	e->g.age_flags = (u8)age_flags;
 	if (strcmp(cap, "-") && parse_u64(cap, &e->g.capacity)) {
 		*why = "bad capacity";
 		return false;
@@ -588,6 +604,9 @@ static int create_empty(const struct manifest_entry *m)
 	c.seed = m->g.seed;
 	c.capacity = m->g.capacity;	/* 0: derived from m and k */
 	c.flags = m->g.flags | BLOOM_F_FIXED_SEED;
+	c.generations = m->g.gens;
+	c.period_ms = m->g.period_ms;
+	c.age_flags = m->g.age_flags;
 	return dev_ioctl(BLOOM_IOC_CREATE, &c);
 }
 

@@ -88,6 +88,9 @@ bool age_option(struct geom_opts *o, const char *cmd, int c, const char *arg)
 		if (parse_duration_ms(arg, &o->period_ms))
 			usage_error(cmd, "bad rotation period '%s' (e.g. 60s, 500ms, 5m, 1h)",
 				    arg);
+		if (o->period_ms < BLOOM_AGE_PERIOD_MIN_MS)
+			usage_error(cmd, "rotation period '%s' is under the minimum of %dms",
+				    arg, BLOOM_AGE_PERIOD_MIN_MS);
 		break;
 	case OPT_ROTATE_FULL:
 		o->age_flags |= BLOOM_AGE_F_FULL;

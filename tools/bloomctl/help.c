@@ -61,16 +61,20 @@ const struct command commands[] = {
 	  "      --exist        no error if an identical filter (layout, key type,\n"
 	  "                     m and k, and seed if given) exists: scripts can rerun\n"
 	  "\nAging (time-decaying) filters, for dedup (\"seen in the last T?\"):\n"
-	  "      --rotate T     rotate every T (500ms, 60s, 5m, 1h; plain number: s)\n"
+	  "      --rotate T     rotate every T (500ms, 60s, 5m, 1h; plain number: s;\n"
+	  "                     at least 100ms)\n"
 	  "      --generations G  generations, 2 to 8 (default 2 with --rotate)\n"
 	  "      --rotate-full  also rotate when the newest generation is full\n"
 	  "A key stays present for at least (G-1)*T and at most G*T after its last\n"
 	  "add (less when rotations come early: --rotate-full, 'bloomctl rotate').\n"
 	  "--capacity is per generation, that is per window; memory is G+1 arrays.\n" },
 	{ "destroy", cmd_destroy, "NAME...",
-	  "Destroy filters. A filter that a rule or kernel user holds is refused.\n" },
+	  "Destroy filters. A filter that a rule or kernel user holds is refused,\n"
+	  "after waiting up to 3 s for one (iptables-nft lets go of a deleted\n"
+	  "rule's filter a moment after the command returns).\n" },
 	{ "rename", cmd_rename, "OLD NEW",
-	  "Rename a filter. Rules keep using it under its new name.\n" },
+	  "Rename a filter. A filter that a rule or kernel user holds is refused,\n"
+	  "after the same wait as destroy.\n" },
 	{ "clear", cmd_clear, "NAME...",
 	  "Empty filters, keeping their geometry and seed.\n" },
 	{ "flush", cmd_clear, "NAME...",

@@ -334,6 +334,9 @@ static void test_checkentry(void)
 		{ "the top flag bit", F_ADDR, BLOOM_KEY_ADDR, 1 << 7, 0, false, EINVAL },
 		{ "non-zero padding", F_ADDR, BLOOM_KEY_ADDR, 0, 1, false, EINVAL },
 		{ "a name without its NUL", F_ADDR, BLOOM_KEY_ADDR, 0, 0, true, EINVAL },
+		{ "a name with a newline and an escape sequence",
+		  "nftc\n\033[2Jx", BLOOM_KEY_ADDR, 0, 0, false, EINVAL },
+		{ "a name with a space", "nftc x", BLOOM_KEY_ADDR, 0, 0, false, EINVAL },
 	};
 	unsigned int i, j;
 	int err;
