@@ -196,6 +196,13 @@ int bloom_age_rotate(struct bloom_contents *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_age_rotate);
 
+/* Under c->age.lock. */
+static const struct bloom_age_view *view_locked(struct bloom_contents *c)
+{
+	return rcu_dereference_protected(c->age.view,
+					 lockdep_is_held(&c->age.lock));
+}
+
 /* Under c->age.lock or RCU: how long the newest has been the newest. */
 static u64 newest_age_ns(struct bloom_contents *c,
 			 const struct bloom_age_view *v)
@@ -216,8 +223,7 @@ static unsigned long tick(struct bloom_contents *c)
 	bool full = test_bit(BLOOM_C_ROTATE_DUE, &c->flags);
 
 	mutex_lock(&c->age.lock);
-	age = newest_age_ns(c, rcu_dereference_protected(c->age.view,
-				lockdep_is_held(&c->age.lock)));
+	age = newest_age_ns(c, view_locked(c));
 	if ((full && age >= soonest) || (period && age >= period)) {
 		if (rotate_locked(c)) {
 			mutex_unlock(&c->age.lock);
@@ -428,13 +434,6 @@ int bloom_registry_rotate(struct net *net, const char *name)
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_rotate);
-
-/* Under c->age.lock. */
-static const struct bloom_age_view *view_locked(struct bloom_contents *c)
-{
-	return rcu_dereference_protected(c->age.view,
-					 lockdep_is_held(&c->age.lock));
-}
 
 #define GEN_WORDS	(sizeof(struct bloom_snap_gen) / sizeof(u64))
 

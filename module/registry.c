@@ -543,7 +543,8 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
  * mirror into them. For counting filters the fold keeps the larger of
  * two counters (a fold is idempotent): an add mirrored into a counter
  * the fold has not reached yet may be counted once for two keys, so a
- * later delete of one can remove the other.
+ * later delete of one can remove the other; and a delete racing with
+ * the fold is not mirrored, so the key may test present again after it.
  *
  * Return: 0, -ENOENT, -EINVAL (cannot be halved), -EOPNOTSUPP (an aging
  * filter), -ENOMEM, -ENOSPC (over the namespace's limit), -EINTR.

@@ -14,6 +14,7 @@ static const char *const layout_names[] = {
 	[BLOOM_LAYOUT_PARTITIONED]	= "partitioned",
 	[BLOOM_LAYOUT_COUNTING]		= "counting",
 };
+
 static_assert(ARRAY_SIZE(layout_names) == BLOOM_LAYOUT_MAX,
 	      "a layout has no name");
 
@@ -25,6 +26,7 @@ static const char *const key_type_names[] = {
 	[BLOOM_KEY_FLOW]	= "flow",
 	[BLOOM_KEY_DIGEST]	= "digest",
 };
+
 static_assert(ARRAY_SIZE(key_type_names) == BLOOM_KEY_MAX,
 	      "a key type has no name");
 

@@ -239,6 +239,61 @@ static void test_create(void)
 	destroy("fixed");
 }
 
+/*
+ * /proc/net/bloom names every layout and key type: one filter of each
+ * pair, and each line says which. The names are the ABI's, written out
+ * here rather than taken from the code under test.
+ */
+static void test_proc_names(void)
+{
+	static const char *const layouts[] = {
+		[BLOOM_LAYOUT_BLOCKED] = "blocked",
+		[BLOOM_LAYOUT_STANDARD] = "standard",
+		[BLOOM_LAYOUT_PARTITIONED] = "partitioned",
+		[BLOOM_LAYOUT_COUNTING] = "counting",
+	};
+	static const char *const keys[BLOOM_KEY_MAX] = {
+		[BLOOM_KEY_BYTES] = "bytes", [BLOOM_KEY_ADDR] = "addr",
+		[BLOOM_KEY_NET] = "net", [BLOOM_KEY_ADDR_PORT] = "addr,port",
+		[BLOOM_KEY_FLOW] = "flow", [BLOOM_KEY_DIGEST] = "digest",
+	};
+	char name[BLOOM_NAME_MAX], line[512], n[64], l[32], k[32];
+	unsigned int lay, key, made = 0, want = 0, seen = 0;
+	FILE *proc;
+
+	for (lay = 0; lay < BLOOM_LAYOUT_MAX; lay++)
+		for (key = 0; key < BLOOM_KEY_MAX; key++) {
+			if (!keys[key])
+				continue;	/* retired */
+			snprintf(name, sizeof(name), "pn%u_%u", lay, key);
+			want++;
+			/* m fits every layout: blocks of 512, 3 slices. */
+			made += !create(name, 3072, 3, lay, key);
+		}
+	proc = fopen("/proc/net/bloom", "r");
+	while (proc && fgets(line, sizeof(line), proc)) {
+		if (sscanf(line, "pn%u_%u %31s %31s", &lay, &key, l, k) != 4 ||
+		    lay >= BLOOM_LAYOUT_MAX || key >= BLOOM_KEY_MAX)
+			continue;
+		sscanf(line, "%63s", n);
+		if (!strcmp(l, layouts[lay]) && keys[key] && !strcmp(k, keys[key]))
+			seen++;
+		else
+			printf("# %s: says %s %s\n", n, l, k);
+	}
+	if (proc)
+		fclose(proc);
+	result(made == want, "a filter of every layout and key type is created (%u of %u)",
+	       made, want);
+	result(seen == made, "/proc/net/bloom names the layout and key type of each (%u of %u)",
+	       seen, made);
+	for (lay = 0; lay < BLOOM_LAYOUT_MAX; lay++)
+		for (key = 0; key < BLOOM_KEY_MAX; key++) {
+			snprintf(name, sizeof(name), "pn%u_%u", lay, key);
+			destroy(name);
+		}
+}
+
 static void test_batches(void)
 {
 	struct bloom_key_addr keys[2000];
@@ -893,6 +948,7 @@ int main(int argc, char **argv)
 	test_version();
 	test_create_validation();
 	test_create();
+	test_proc_names();
 	test_batches();
 	test_counting();
 	test_info_list();
