@@ -126,6 +126,7 @@ struct bloom_contents *bloom_contents_get(struct bloom_filter *f)
 	rcu_read_unlock();
 	return c;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_get);
 
 /*
  * Drop a reference. The last one frees the contents after a grace
@@ -140,6 +141,7 @@ void bloom_contents_put(struct bloom_contents *c)
 		kfree_rcu(rcu_dereference_protected(c->age.view, 1), rcu);
 	kvfree_rcu(c, rcu);
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_put);
 
 /**
  * bloom_contents_del() - delete a key from counting contents
