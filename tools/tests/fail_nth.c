@@ -14,7 +14,9 @@
  *
  * Every step must fail with ENOMEM (or EFAULT) and leave nothing behind,
  * or succeed with the module loaded, the namespace's /proc/net/bloom
- * there. Prints "ok - fault ..." lines and "# fault-points WHAT N".
+ * there. Prints "ok - fault ..." lines and "# fault-points WHAT N"; every
+ * run prints a result, and one that reaches no fault point at all fails
+ * (nothing was injected, nothing tested).
  *
  * Built as a shared object too (libfailnth.so), for LD_PRELOAD into
  * iptables: with FAILNTH=N in the environment, the first call that
@@ -200,8 +202,13 @@ static int load_steps(const char *file, int max)
 	}
 	for (n = 1; n <= max; n++) {
 		fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || arm(n))
+		if (fd < 0 || arm(n)) {
+			result(0, name, "%s %s (%s)", fd < 0 ? "open" :
+			       "arm fail-nth for", file, strerror(errno));
+			if (fd >= 0)
+				close(fd);
 			return -1;
+		}
 		err = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
 		injected = disarm();
 		close(fd);
@@ -225,6 +232,10 @@ static int load_steps(const char *file, int max)
 			return -1;
 		}
 		errs += err != 0;
+		if (!err && !injected && n == 1) {
+			result(0, name, "load reaches at least one fault point (none reached: fail-nth injects nothing?)");
+			return -1;
+		}
 		if (!err && !injected) {
 			result(1, name, "load: %d fault points, %d failed cleanly",
 			       n - 1, errs);
@@ -364,6 +375,7 @@ int main(int argc, char **argv)
 		return failed;
 	}
 	fprintf(stderr, "usage: fail-nth load MODULE.ko [MAX] | netns [TAIL [STRIDE]]\n");
+	printf("not ok - fault: fail-nth run with usage: load MODULE.ko [MAX] | netns [TAIL [STRIDE]]\n");
 	return 2;
 }
 

@@ -16,7 +16,8 @@
  * Run in the test guest as root with bloom.ko loaded and failslab,
  * fail_page_alloc and fail_usercopy armed for fail-nth (see
  * scripts/tests/fault). Prints "ok - fault CMD: ..." lines and a
- * "# fault-points CMD N" figure per command.
+ * "# fault-points CMD N" figure per command; a command that reaches no
+ * fault point at all fails (then nothing was injected, nothing tested).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -948,6 +949,16 @@ static void run_op(struct op *op)
 	if (!r) {
 		result(0, "%s: completes within %d fault points", op->name,
 		       max_steps);
+		return;
+	}
+	/*
+	 * Every command copies its argument from user space at least: a
+	 * command that ran clean with its very first call armed means that
+	 * fail-nth injects nothing here, and nothing was tested.
+	 */
+	if (n - 2 == 0) {
+		result(0, "%s: reaches at least one fault point (none reached: fail-nth injects nothing?)",
+		       op->name);
 		return;
 	}
 	result(1, "%s: %d fault points, %d failed cleanly, the rest succeeded",

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Runs every registered suite; prints "ok - unit SUITE.CASE" lines. */
+/*
+ * Runs every registered suite; prints "ok - unit SUITE.CASE" lines, "not
+ * ok - ..." for a failed case and "ok - unit SUITE.CASE # SKIP why" for a
+ * skipped one (a parameterised case: when every parameter skipped).
+ */
 #include <stdarg.h>
 #include "../../module/core/bloom_port.h"
 #include "kunit_shim.h"
@@ -35,38 +39,58 @@ static void release(struct kunit *test)
 		free(test->allocs[--test->nallocs]);
 }
 
-/* One run of a case (one parameter); returns 1 if it failed. */
-static int run_one(struct kunit_case *tc, const void *param)
+enum { PASSED, FAILED, SKIPPED };
+
+/* One run of a case (one parameter); a skip's reason goes to @why. */
+static int run_one(struct kunit_case *tc, const void *param, char *why,
+		   size_t len)
 {
 	struct kunit test = { .name = tc->name, .param_value = param };
 
 	if (!setjmp(test.abort))
 		tc->run_case(&test);
 	release(&test);
-	return test.failed;
+	if (test.failed)
+		return FAILED;
+	if (!test.skipped)
+		return PASSED;
+	snprintf(why, len, "%s", test.skip_why);
+	return SKIPPED;
 }
 
 static int run_case(const char *suite, struct kunit_case *tc,
 		    const char *filter)
 {
-	char desc[KUNIT_PARAM_DESC_SIZE];
+	char desc[KUNIT_PARAM_DESC_SIZE], why[128] = "";
 	const void *param = NULL;
-	int failed = 0;
+	int failed = 0, passed = 0, skipped = 0;
 
 	if (filter && !strstr(tc->name, filter))
 		return 0;
 	if (!tc->generate_params) {
-		failed = run_one(tc, NULL);
+		int r = run_one(tc, NULL, why, sizeof(why));
+
+		failed = r == FAILED;
+		skipped = r == SKIPPED;
 	} else {
 		while ((param = tc->generate_params(param, desc))) {
-			int f = run_one(tc, param);
+			int r = run_one(tc, param, why, sizeof(why));
 
-			if (f)
+			if (r == FAILED)
 				printf("    # param failed: %s\n", desc);
-			failed |= f;
+			else if (r == SKIPPED)
+				printf("    # param skipped: %s: %s\n", desc, why);
+			failed |= r == FAILED;
+			passed |= r == PASSED;
+			skipped |= r == SKIPPED;
 		}
 	}
-	printf("%sok - unit %s.%s\n", failed ? "not " : "", suite, tc->name);
+	if (failed)
+		printf("not ok - unit %s.%s\n", suite, tc->name);
+	else if (skipped && !passed)
+		printf("ok - unit %s.%s # SKIP %s\n", suite, tc->name, why);
+	else
+		printf("ok - unit %s.%s\n", suite, tc->name);
 	fflush(stdout);
 	return failed;
 }

@@ -21,6 +21,7 @@ struct kunit {
 	const void *param_value;
 	int failed;
 	int skipped;
+	char skip_why[128];
 	jmp_buf abort;
 	void *allocs[64];
 	int nallocs;
@@ -69,9 +70,11 @@ void kunit_shim_fail(struct kunit *test, const char *file, int line,
 	}
 
 #define kunit_info(test, fmt, ...)	printf("    # " fmt, ##__VA_ARGS__)
+/* The case ends here, reported "ok - ... # SKIP why" unless it failed. */
 #define kunit_skip(test, fmt, ...)	do {				\
 		(test)->skipped = 1;					\
-		printf("    # SKIP " fmt "\n", ##__VA_ARGS__);		\
+		snprintf((test)->skip_why, sizeof((test)->skip_why),	\
+			 fmt, ##__VA_ARGS__);				\
 		longjmp((test)->abort, 1);				\
 	} while (0)
 
