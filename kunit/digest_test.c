@@ -81,33 +81,37 @@ static void digest_build_takes_invariant_udp_fields(struct kunit *test)
 static void digest_build_ignores_transport_checksum(struct kunit *test)
 {
 	u8 a[BLOOM_DIGEST_READ_MAX], b[BLOOM_DIGEST_READ_MAX];
-	struct bloom_key_digest ka, kb;
+	struct bloom_key_digest *ka = bt_alloc(test, sizeof(*ka));
+	struct bloom_key_digest *kb = bt_alloc(test, sizeof(*kb));
 	struct bloom_digest_pkt pa = dg_pkt(a, dg_udp(a, 40), IPPROTO_UDP);
 	struct bloom_digest_pkt pb = dg_pkt(b, dg_udp(b, 40), IPPROTO_UDP);
 
+	KUNIT_ASSERT_TRUE(test, ka && kb);
 	b[6] ^= 0xff;
 	b[7] ^= 0x11;
-	KUNIT_ASSERT_EQ(test, bloom_digest_build(&ka, &pa, 32), 0);
-	KUNIT_ASSERT_EQ(test, bloom_digest_build(&kb, &pb, 32), 0);
-	KUNIT_EXPECT_EQ(test, memcmp(&ka, &kb, sizeof(ka)), 0);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(ka, &pa, 32), 0);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(kb, &pb, 32), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ka, kb, sizeof(*ka)), 0);
 }
 
 /* A byte inside the first N changes the key; one past them does not. */
 static void digest_build_sees_only_first_n_bytes(struct kunit *test)
 {
 	u8 a[BLOOM_DIGEST_READ_MAX], b[BLOOM_DIGEST_READ_MAX];
-	struct bloom_key_digest ka, kb;
+	struct bloom_key_digest *ka = bt_alloc(test, sizeof(*ka));
+	struct bloom_key_digest *kb = bt_alloc(test, sizeof(*kb));
 	struct bloom_digest_pkt pa = dg_pkt(a, dg_udp(a, 100), IPPROTO_UDP);
 	struct bloom_digest_pkt pb = dg_pkt(b, dg_udp(b, 100), IPPROTO_UDP);
 
-	KUNIT_ASSERT_EQ(test, bloom_digest_build(&ka, &pa, 24), 0);
+	KUNIT_ASSERT_TRUE(test, ka && kb);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(ka, &pa, 24), 0);
 	b[8 + 23] ^= 1;
-	KUNIT_ASSERT_EQ(test, bloom_digest_build(&kb, &pb, 24), 0);
-	KUNIT_EXPECT_NE(test, memcmp(&ka, &kb, sizeof(ka)), 0);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(kb, &pb, 24), 0);
+	KUNIT_EXPECT_NE(test, memcmp(ka, kb, sizeof(*ka)), 0);
 	b[8 + 23] ^= 1;
 	b[8 + 24] ^= 1;
-	KUNIT_ASSERT_EQ(test, bloom_digest_build(&kb, &pb, 24), 0);
-	KUNIT_EXPECT_EQ(test, memcmp(&ka, &kb, sizeof(ka)), 0);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(kb, &pb, 24), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ka, kb, sizeof(*ka)), 0);
 }
 
 /* N from 0 to the maximum is taken; one more is refused. */
@@ -188,6 +192,186 @@ static void digest_build_tcp_skips_options(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, k.nbytes, 10);
 	KUNIT_EXPECT_EQ(test, k.payload[0], 0x77);
 	dg_expect_valid(test, &k);
+}
+
+/*
+ * A TCP segment from port 80 to 8080: sequence 0x01020304, @ack,
+ * @flags, @win, @opt (a multiple of 4 bytes) and @payload bytes of 0x5a.
+ */
+static u32 dg_tcp(u8 *buf, u32 ack, u8 flags, u16 win, const u8 *opt,
+		  u32 optlen, u32 payload)
+{
+	u32 hlen = 20 + optlen;
+
+	memset(buf, 0, BLOOM_DIGEST_READ_MAX);
+	buf[1] = 80;
+	buf[2] = 0x1f;
+	buf[3] = 0x90;
+	buf[4] = 1;
+	buf[5] = 2;
+	buf[6] = 3;
+	buf[7] = 4;
+	buf[8] = (u8)(ack >> 24);
+	buf[9] = (u8)(ack >> 16);
+	buf[10] = (u8)(ack >> 8);
+	buf[11] = (u8)ack;
+	buf[12] = (u8)(hlen / 4) << 4;
+	buf[13] = flags;
+	buf[14] = (u8)(win >> 8);
+	buf[15] = (u8)win;
+	buf[16] = 0xab;	/* checksum: not part of the key */
+	buf[17] = 0xcd;
+	if (optlen)
+		memcpy(buf + 20, opt, optlen);
+	memset(buf + hlen, 0x5a, min(payload, BLOOM_DIGEST_READ_MAX - hlen));
+	return hlen + payload;
+}
+
+#define DG_TCP_ACK	0x10
+#define DG_TCP_FIN	0x01
+#define DG_TCP_PSH	0x08
+
+/* NOP, NOP, timestamps 1000/2000; a SACK block of @left..@right. */
+static void dg_tcp_opts(u8 *opt, u32 left, u32 right)
+{
+	static const u8 ts[12] = { 1, 1, 8, 10, 0, 0, 3, 0xe8, 0, 0, 7, 0xd0 };
+	const u8 sack[12] = {
+		1, 1, 5, 10,
+		(u8)(left >> 24), (u8)(left >> 16), (u8)(left >> 8), (u8)left,
+		(u8)(right >> 24), (u8)(right >> 16), (u8)(right >> 8),
+		(u8)right,
+	};
+
+	memcpy(opt, ts, sizeof(ts));
+	memcpy(opt + 12, sack, sizeof(sack));
+}
+
+/*
+ * Segments that are not copies of one another, though they share the
+ * sequence number and the payload length: a pure ACK, a data segment,
+ * an ACK of more data, a window update, duplicate ACKs with other SACK
+ * blocks, a FIN. Dedup drops a packet whose key it has seen, so each
+ * must have its own key, or a transfer through it stalls.
+ */
+static void digest_build_tcp_segments_differ(struct kunit *test)
+{
+	enum { N = 7 };
+	static const struct {
+		u32 ack;
+		u8 flags;
+		u16 win;
+		int opt;	/* -1: none; else SACK block 5000..6000 + 1000 * opt */
+		u32 payload;
+	} seg[N] = {
+		{ 1000, DG_TCP_ACK, 500, -1, 0 },		/* pure ACK */
+		{ 1000, DG_TCP_ACK | DG_TCP_PSH, 500, -1, 10 },	/* data */
+		{ 2448, DG_TCP_ACK, 500, -1, 0 },		/* next ACK */
+		{ 2448, DG_TCP_ACK, 501, -1, 0 },	/* window update */
+		{ 2448, DG_TCP_ACK, 501, 0, 0 },	/* dup ACK, SACK */
+		{ 2448, DG_TCP_ACK, 501, 1, 0 },	/* more SACKed */
+		{ 2448, DG_TCP_ACK | DG_TCP_FIN, 501, -1, 0 },	/* FIN */
+	};
+	struct bloom_key_digest *k = bt_alloc(test, N * sizeof(*k));
+	u8 buf[BLOOM_DIGEST_READ_MAX], opt[24];
+	struct bloom_digest_pkt p;
+	int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	for (i = 0; i < N; i++) {
+		if (seg[i].opt >= 0)
+			dg_tcp_opts(opt, 5000, 6000 + 1000 * seg[i].opt);
+		p = dg_pkt(buf, dg_tcp(buf, seg[i].ack, seg[i].flags,
+				       seg[i].win, opt,
+				       seg[i].opt >= 0 ? 24 : 0,
+				       seg[i].payload), IPPROTO_TCP);
+		KUNIT_ASSERT_EQ(test, bloom_digest_build(&k[i], &p, 64), 0);
+		dg_expect_valid(test, &k[i]);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      memcmp(&k[i], &k[j], sizeof(k[i])),
+					      "segments %d and %d", j, i);
+	}
+}
+
+/* A copy of a segment, even with another checksum, has the same key. */
+static void digest_build_tcp_copy_same_key(struct kunit *test)
+{
+	u8 a[BLOOM_DIGEST_READ_MAX], b[BLOOM_DIGEST_READ_MAX], opt[24];
+	struct bloom_key_digest *ka = bt_alloc(test, sizeof(*ka));
+	struct bloom_key_digest *kb = bt_alloc(test, sizeof(*kb));
+	struct bloom_digest_pkt pa, pb;
+
+	KUNIT_ASSERT_TRUE(test, ka && kb);
+	dg_tcp_opts(opt, 5000, 6000);
+	pa = dg_pkt(a, dg_tcp(a, 2448, DG_TCP_ACK, 501, opt, 24, 30),
+		    IPPROTO_TCP);
+	pb = dg_pkt(b, dg_tcp(b, 2448, DG_TCP_ACK, 501, opt, 24, 30),
+		    IPPROTO_TCP);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(ka, &pa, 64), 0);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(kb, &pb, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ka, kb, sizeof(*ka)), 0);
+	b[16] ^= 0xff;
+	b[17] ^= 0x11;
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(kb, &pb, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ka, kb, sizeof(*ka)), 0);
+	dg_expect_valid(test, ka);
+}
+
+/* The TCP header from byte 8, checksum zero, options in; then the data. */
+static void digest_build_tcp_header_fields(struct kunit *test)
+{
+	u8 buf[BLOOM_DIGEST_READ_MAX], opt[40];
+	struct bloom_digest_pkt p;
+	struct bloom_key_digest k, bad;
+	const size_t n = sizeof(k);
+	u32 i;
+
+	for (i = 0; i < sizeof(opt); i++)
+		opt[i] = 1;	/* NOP: the longest header, 60 bytes */
+	p = dg_pkt(buf, dg_tcp(buf, 0x0a0b0c0d, DG_TCP_ACK, 0x1234, opt, 40,
+			       5), IPPROTO_TCP);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&k, &p, 64), 0);
+	KUNIT_EXPECT_EQ(test, k.tcp_len, BLOOM_DIGEST_TCP_MAX);
+	KUNIT_EXPECT_EQ(test, memcmp(k.tcp, buf + 8, 8), 0);
+	KUNIT_EXPECT_EQ(test, k.tcp[8], 0);	/* the checksum */
+	KUNIT_EXPECT_EQ(test, k.tcp[9], 0);
+	KUNIT_EXPECT_EQ(test, memcmp(k.tcp + 10, buf + 18, 42), 0);
+	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.len), 5U);
+	KUNIT_EXPECT_EQ(test, k.payload[4], 0x5a);
+	dg_expect_valid(test, &k);
+	/* The shortest header: 12 bytes, the rest zero. */
+	p = dg_pkt(buf, dg_tcp(buf, 1, DG_TCP_ACK, 1, NULL, 0, 0), IPPROTO_TCP);
+	KUNIT_ASSERT_EQ(test, bloom_digest_build(&k, &p, 64), 0);
+	KUNIT_EXPECT_EQ(test, k.tcp_len, 12);
+	dg_expect_valid(test, &k);
+	/* Each second encoding is refused. */
+	bad = k;
+	bad.tcp_len = 16;	/* not the data offset's */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &bad, n),
+			-EINVAL);
+	bad = k;
+	bad.tcp[9] = 1;		/* a checksum */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &bad, n),
+			-EINVAL);
+	bad = k;
+	bad.tcp[12] = 1;	/* past tcp_len */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &bad, n),
+			-EINVAL);
+	bad = k;
+	bad.tcp_len = 0;	/* TCP shows its header */
+	memset(bad.tcp, 0, sizeof(bad.tcp));
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &bad, n),
+			-EINVAL);
+	/* The retired type: no size, no filter. */
+	KUNIT_EXPECT_EQ(test, bloom_key_size(BLOOM_KEY_DIGEST_V1), (size_t)0);
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST_V1, &k, 112),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE(test, bloom_key_type_retired(BLOOM_KEY_DIGEST_V1));
+	KUNIT_EXPECT_FALSE(test, bloom_key_type_retired(BLOOM_KEY_DIGEST));
+	KUNIT_EXPECT_EQ(test, strcmp(bloom_key_type_name(BLOOM_KEY_DIGEST_V1),
+				     "digest-v1"), 0);
+	KUNIT_EXPECT_EQ(test, strcmp(bloom_key_type_name(BLOOM_KEY_DIGEST),
+				     "digest"), 0);
 }
 
 /* Other protocols: no ports, the payload is the transport header on. */
@@ -298,7 +482,13 @@ static void digest_key_check_refuses_noncanonical(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &good, n - 1),
 			-EINVAL);
 	k = good;
-	k.pad = 1;
+	k.pad[3] = 1;
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
+	k = good;
+	k.tcp_len = 12;		/* UDP shows no TCP header */
+	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
+	k = good;
+	k.tcp[0] = 1;
 	KUNIT_EXPECT_EQ(test, bloom_key_check(BLOOM_KEY_DIGEST, &k, n), -EINVAL);
 	k = good;
 	k.flags = 4;
@@ -422,6 +612,117 @@ static void digest_skb_refuses_truncated(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* An IPv4 TCP segment: dg_tcp() with a 20-byte header, 40 bytes of data. */
+static struct sk_buff *dg_skb4_tcp(struct kunit *test)
+{
+	struct sk_buff *skb = alloc_skb(256, GFP_KERNEL);
+	u8 tcp[BLOOM_DIGEST_READ_MAX];
+	struct iphdr *iph;
+	u32 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_TCP;
+	len = dg_tcp(tcp, 1000, DG_TCP_ACK | DG_TCP_PSH, 500, NULL, 0, 40);
+	iph->tot_len = htons(sizeof(*iph) + len);
+	memcpy(&iph->saddr, dg_saddr + 12, 4);
+	memcpy(&iph->daddr, dg_daddr + 12, 4);
+	skb_put_data(skb, tcp, len);
+	return skb;
+}
+
+/* A TCP copy with another TTL, ID and checksums: the same key. */
+static void digest_skb_tcp_copy_same_key(struct kunit *test)
+{
+	struct bloom_key_digest want, k;
+	struct sk_buff *skb;
+	struct iphdr *iph;
+
+	dg_skb_key(test, dg_skb4_tcp(test), &want);
+	KUNIT_EXPECT_EQ(test, want.proto, IPPROTO_TCP);
+	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(want.len), 40U);
+	skb = dg_skb4_tcp(test);
+	iph = ip_hdr(skb);
+	iph->ttl = 9;
+	iph->id = htons(4242);
+	iph->check = (__force __sum16)htons(0x5678);
+	skb->data[sizeof(*iph) + 16] ^= 0x5a;	/* TCP checksum */
+	dg_skb_key(test, skb, &k);
+	KUNIT_EXPECT_EQ(test, memcmp(&want, &k, sizeof(k)), 0);
+	/* Another window is another segment. */
+	skb = dg_skb4_tcp(test);
+	skb->data[sizeof(*iph) + 15] ^= 1;
+	dg_skb_key(test, skb, &k);
+	KUNIT_EXPECT_NE(test, memcmp(&want, &k, sizeof(k)), 0);
+}
+
+/*
+ * An IPv4 packet over 64 KiB (BIG TCP, a GRO or GSO aggregate) has
+ * tot_len 0: its length is the skb's, as iph_totlen() reads it.
+ */
+static void digest_skb_ipv4_big_tcp(struct kunit *test)
+{
+	struct bloom_key_digest want, k;
+	struct sk_buff *skb;
+
+	dg_skb_key(test, dg_skb4_tcp(test), &want);
+	skb = dg_skb4_tcp(test);
+	ip_hdr(skb)->tot_len = 0;
+	skb_shinfo(skb)->gso_size = 1448;
+	skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+	KUNIT_EXPECT_EQ(test, bloom_digest_skb(skb, 32, &k), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&want, &k, sizeof(k)), 0);
+	skb_shinfo(skb)->gso_size = 0;
+	skb_shinfo(skb)->gso_type = 0;
+	kfree_skb(skb);
+	/* Not an aggregate: a zero length is a broken header. */
+	skb = dg_skb4_tcp(test);
+	ip_hdr(skb)->tot_len = 0;
+	KUNIT_EXPECT_EQ(test, bloom_digest_skb(skb, 32, &k), -EBADMSG);
+	kfree_skb(skb);
+}
+
+/*
+ * IPv6 "No Next Header" (59), right after the fixed header or after an
+ * extension header: a valid key of its addresses, length and the bytes
+ * after the last header, with protocol 59.
+ */
+static void digest_skb_ipv6_no_next_header(struct kunit *test)
+{
+	static const u8 hbh[8] = { NEXTHDR_NONE, 0, 1, 4 };	/* PadN */
+	struct bloom_key_digest k, k2;
+	struct ipv6hdr *ip6h;
+	struct sk_buff *skb;
+	int hop;
+
+	for (hop = 0; hop < 2; hop++) {
+		skb = alloc_skb(256, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_reset_network_header(skb);
+		ip6h = skb_put_zero(skb, sizeof(*ip6h));
+		ip6h->version = 6;
+		ip6h->nexthdr = hop ? NEXTHDR_HOP : NEXTHDR_NONE;
+		ip6h->hop_limit = 64;
+		ip6h->payload_len = htons(hop * 8 + 12);
+		ip6h->saddr.s6_addr[0] = 0x20;
+		ip6h->daddr.s6_addr[15] = 2;
+		if (hop)
+			skb_put_data(skb, hbh, sizeof(hbh));
+		memset(skb_put(skb, 12), 0x33, 12);
+		dg_skb_key(test, skb, hop ? &k2 : &k);
+	}
+	KUNIT_EXPECT_EQ(test, k.proto, NEXTHDR_NONE);
+	KUNIT_EXPECT_EQ(test, bloom_be32_to_cpu(k.len), 12U);
+	KUNIT_EXPECT_EQ(test, k.nbytes, 12);
+	KUNIT_EXPECT_EQ(test, k.payload[11], 0x33);
+	dg_expect_valid(test, &k);
+	KUNIT_EXPECT_EQ(test, memcmp(&k, &k2, sizeof(k)), 0);
+}
+
 /* IPv6: hop limit, traffic class and flow label are not in the key. */
 static struct sk_buff *dg_skb6(struct kunit *test, bool frag_later)
 {
@@ -491,6 +792,9 @@ static struct kunit_case digest_cases[] = {
 	KUNIT_CASE(digest_build_short_payload),
 	KUNIT_CASE(digest_build_refuses_cut_transport_header),
 	KUNIT_CASE(digest_build_tcp_skips_options),
+	KUNIT_CASE(digest_build_tcp_segments_differ),
+	KUNIT_CASE(digest_build_tcp_copy_same_key),
+	KUNIT_CASE(digest_build_tcp_header_fields),
 	KUNIT_CASE(digest_build_other_protocol_from_header),
 	KUNIT_CASE(digest_build_later_fragment),
 	KUNIT_CASE(digest_build_fragments_differ),
@@ -501,6 +805,9 @@ static struct kunit_case digest_cases[] = {
 	KUNIT_CASE(digest_skb_reads_only_ip_length),
 	KUNIT_CASE(digest_skb_refuses_truncated),
 	KUNIT_CASE(digest_skb_ipv6_fragments),
+	KUNIT_CASE(digest_skb_tcp_copy_same_key),
+	KUNIT_CASE(digest_skb_ipv4_big_tcp),
+	KUNIT_CASE(digest_skb_ipv6_no_next_header),
 #endif
 	{}
 };

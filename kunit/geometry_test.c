@@ -25,6 +25,8 @@ static const struct bad_geom_case bad_geom_cases[] = {
 	  .layout = BLOOM_LAYOUT_MAX }, -EINVAL },
 	{ "unknown key type", { .bits = 1024, .hashes = 3,
 	  .key_type = BLOOM_KEY_MAX }, -EINVAL },
+	{ "retired key type digest-v1", { .bits = 1024, .hashes = 3,
+	  .key_type = BLOOM_KEY_DIGEST_V1 }, -EINVAL },
 	{ "unknown flag", { .bits = 1024, .hashes = 3, .flags = 0x8000 },
 	  -EINVAL },
 };

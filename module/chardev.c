@@ -41,7 +41,8 @@ static long ioc_version(struct net *net, void *arg)
 	v->max_cmd = BLOOM_IOC_MAX_NR;
 	v->cmds = GENMASK_ULL(BLOOM_IOC_MAX_NR, 0);
 	v->layouts = GENMASK_ULL(BLOOM_LAYOUT_MAX - 1, 0);
-	v->key_types = GENMASK_ULL(BLOOM_KEY_MAX - 1, 0);
+	v->key_types = GENMASK_ULL(BLOOM_KEY_MAX - 1, 0) &
+		       ~BIT_ULL(BLOOM_KEY_DIGEST_V1);	/* retired */
 	return 0;
 }
 

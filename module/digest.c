@@ -21,6 +21,21 @@ static void map_v4(u8 *out, __be32 v4)
 }
 
 /*
+ * An IPv4 packet's length. An aggregate over 64 KiB (BIG TCP, GRO or GSO)
+ * has a zero tot_len and ends with the skb: iph_totlen() of 6.3 and
+ * later, spelled out for older kernels.
+ */
+static unsigned int v4_len(const struct sk_buff *skb,
+			   const struct iphdr *iph, unsigned int noff)
+{
+	unsigned int len = ntohs(iph->tot_len);
+
+	if (len || !skb_is_gso(skb) || !skb_is_gso_tcp(skb))
+		return len;
+	return skb->len - noff;
+}
+
+/*
  * The IPv4 header: addresses, protocol, whether a later fragment. Sets
  * *@end to the packet's end as the header says; returns the transport
  * header's offset or -EBADMSG.
@@ -33,7 +48,7 @@ static int parse_v4(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 	struct iphdr _iph;
 
 	iph = skb_header_pointer(skb, noff, sizeof(_iph), &_iph);
-	if (!iph || iph->ihl < 5 || ntohs(iph->tot_len) < iph->ihl * 4)
+	if (!iph || iph->ihl < 5 || v4_len(skb, iph, noff) < iph->ihl * 4)
 		return -EBADMSG;
 	map_v4(saddr, iph->saddr);
 	map_v4(daddr, iph->daddr);
@@ -41,8 +56,50 @@ static int parse_v4(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 	p->fragment = (iph->frag_off & htons(IP_OFFSET)) != 0;
 	p->frag_id = ntohs(iph->id);
 	p->frag_off = (ntohs(iph->frag_off) & IP_OFFSET) << 3;
-	*end = noff + ntohs(iph->tot_len);
+	*end = noff + v4_len(skb, iph, noff);
 	return noff + iph->ihl * 4;
+}
+
+/*
+ * Skips IPv6 extension headers from @off, as ipv6_skip_exthdr() does, but
+ * stops at "no next header" (59) as at a protocol: such a packet is keyed
+ * on what follows its last header. A later fragment stops the walk at its
+ * fragment header (*@nexthdr is NEXTHDR_FRAGMENT, *@frag_off not zero).
+ */
+static int skip_exthdr(const struct sk_buff *skb, int off, u8 *nexthdr,
+		       __be16 *frag_off)
+{
+	while (ipv6_ext_hdr(*nexthdr) && *nexthdr != NEXTHDR_NONE) {
+		const struct ipv6_opt_hdr *hp;
+		struct ipv6_opt_hdr _hp;
+		unsigned int hdrlen;
+
+		hp = skb_header_pointer(skb, off, sizeof(_hp), &_hp);
+		if (!hp)
+			return -EBADMSG;
+		if (*nexthdr == NEXTHDR_FRAGMENT) {
+			const __be16 *fp;
+			__be16 _fp;
+
+			fp = skb_header_pointer(skb, off +
+						offsetof(struct frag_hdr,
+							 frag_off),
+						sizeof(_fp), &_fp);
+			if (!fp)
+				return -EBADMSG;
+			*frag_off = *fp;
+			if (*fp & htons(IP6_OFFSET))
+				return off;
+			hdrlen = 8;
+		} else if (*nexthdr == NEXTHDR_AUTH) {
+			hdrlen = ipv6_authlen(hp);
+		} else {
+			hdrlen = ipv6_optlen(hp);
+		}
+		*nexthdr = hp->nexthdr;
+		off += hdrlen;
+	}
+	return off;
 }
 
 /*
@@ -72,7 +129,7 @@ static int parse_v6(const struct sk_buff *skb, struct bloom_digest_pkt *p,
 	*end = ip6h->payload_len ?
 	       noff + sizeof(*ip6h) + ntohs(ip6h->payload_len) : skb->len;
 	nexthdr = ip6h->nexthdr;
-	off = ipv6_skip_exthdr(skb, noff + sizeof(*ip6h), &nexthdr, &frag_off);
+	off = skip_exthdr(skb, noff + sizeof(*ip6h), &nexthdr, &frag_off);
 	if (off < 0)
 		return -EBADMSG;
 	p->fragment = (frag_off & htons(IP6_OFFSET)) != 0;
@@ -99,8 +156,16 @@ static int parse_v6(const struct sk_buff *skb, struct bloom_digest_pkt *p,
  * nothing is written, nothing allocated, no lock taken, so it is
  * callable from any context, softirq included.
  *
+ * An IPv4 aggregate over 64 KiB (tot_len 0) is read to the skb's end, an
+ * IPv6 packet with no next header (59) is keyed on its addresses, length
+ * and the bytes after its last header, with @key->proto 59. The digest
+ * of an aggregate (GRO or GSO) describes the aggregate: the first
+ * segment's headers and the length of all of them.
+ *
  * Return: 0; -EINVAL if @nbytes is over the maximum or the packet is not
- * IP; -EBADMSG if it is cut short inside its headers (no key: drop it).
+ * IP; -EBADMSG if it is cut short inside its headers or its length field
+ * is impossible. With an error there is no key: xt_bloom neither matches
+ * nor inverts on the packet; the IP stack drops a malformed one itself.
  */
 int bloom_digest_skb(const struct sk_buff *skb, unsigned int nbytes,
 		     struct bloom_key_digest *key)

@@ -162,17 +162,18 @@ static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
 	}
 }
 
-/* The packet's digest key; 0 if it has none (then it is dropped). */
+/*
+ * The packet's digest key; 0 if it has none (cut short inside its
+ * headers, or an impossible length): then the rule neither matches nor
+ * inverts, and the IP stack drops what is malformed. A drop here would
+ * be one the rule did not ask for, even under "!".
+ */
 static size_t make_digest(const struct sk_buff *skb,
-			  struct xt_action_param *par,
 			  const struct xt_bloom_mtinfo1 *info,
 			  union bloom_mt_key *k)
 {
-	if (bloom_digest_skb(skb, info->digest_bytes, &k->digest)) {
-		/* Cut short inside its headers, like a runt for ports. */
-		par->hotdrop = true;
+	if (bloom_digest_skb(skb, info->digest_bytes, &k->digest))
 		return 0;
-	}
 	return sizeof(k->digest);
 }
 
@@ -187,7 +188,7 @@ static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	bool hit;
 
 	if (info->key_type == BLOOM_KEY_DIGEST) {
-		len = make_digest(skb, par, info, &key);
+		len = make_digest(skb, info, &key);
 	} else {
 		parse(skb, par, info->key_type, &p);
 		if (info->key_type == BLOOM_KEY_NET)
@@ -238,6 +239,11 @@ static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
 		pr_info_ratelimited("bloom: a rule names a filter by an invalid name\n");
 		return -EINVAL;
 	}
+	if (info->key_type == BLOOM_KEY_DIGEST_V1) {
+		pr_info_ratelimited("bloom: digest keys changed: a %s rule is refused; update libxt_bloom (iptables) and recreate the filter with bloomctl create --key digest\n",
+				    bloom_key_type_name(info->key_type));
+		return -EINVAL;
+	}
 	if (info->key_type == BLOOM_KEY_BYTES || info->key_type >= key_max) {
 		pr_info_ratelimited("bloom: a rule of this revision cannot form %s keys\n",
 				    bloom_key_type_name(info->key_type));
@@ -275,7 +281,10 @@ static int hold_filter(const struct xt_mtchk_param *par,
 	return 0;
 }
 
-/* Revision 0 knows no digest: its digest_bytes is padding, kept zero. */
+/*
+ * Revision 0 knows no digest: its digest_bytes is padding, kept zero,
+ * and its key types end before the first digest's.
+ */
 static int bloom_mt_check0(const struct xt_mtchk_param *par)
 {
 	struct xt_bloom_mtinfo1 *info = par->matchinfo;
@@ -283,7 +292,7 @@ static int bloom_mt_check0(const struct xt_mtchk_param *par)
 
 	if (info->digest_bytes)
 		return -EINVAL;
-	err = check_info(info, BLOOM_KEY_DIGEST);
+	err = check_info(info, BLOOM_KEY_DIGEST_V1);
 	return err ?: hold_filter(par, info);
 }
 

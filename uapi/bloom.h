@@ -28,7 +28,8 @@ enum bloom_key_type {
 	BLOOM_KEY_NET		= 2,	/* struct bloom_key_net */
 	BLOOM_KEY_ADDR_PORT	= 3,	/* struct bloom_key_addr_port */
 	BLOOM_KEY_FLOW		= 4,	/* struct bloom_key_flow */
-	BLOOM_KEY_DIGEST	= 5,	/* struct bloom_key_digest */
+	BLOOM_KEY_DIGEST_V1	= 5,	/* retired: refused (see below) */
+	BLOOM_KEY_DIGEST	= 6,	/* struct bloom_key_digest */
 	BLOOM_KEY_MAX
 };
 
@@ -76,16 +77,26 @@ struct bloom_key_flow {
  * so userspace can build the same key:
  *
  *   @saddr, @daddr  the addresses, IPv4 v4-mapped
+ *   @len            the length of the payload: from its first byte to the
+ *                   packet's end (the IP length, not the frame; an IPv4
+ *                   aggregate over 64 KiB has a zero total length and
+ *                   ends with the skb, as does an IPv6 jumbogram)
+ *   @seq            the TCP sequence number; zero otherwise
+ *   @sport, @dport  TCP, UDP, UDP-Lite and SCTP; zero otherwise
  *   @proto          the transport protocol: IPv4's protocol field, or
  *                   IPv6's last next-header after the extension headers
- *                   (hop-by-hop, routing, fragment, destination, auth)
- *   @sport, @dport  TCP, UDP, UDP-Lite and SCTP; zero otherwise
- *   @seq            the TCP sequence number; zero otherwise
- *   @len            the length of the payload: from its first byte to the
- *                   packet's end (the IP length, not the frame)
+ *                   (hop-by-hop, routing, fragment, destination, auth);
+ *                   59 (no next header) is a protocol like any other
  *   @nbytes         how many payload bytes follow in @payload: the rule's
  *                   N (at most BLOOM_DIGEST_BYTES_MAX), or fewer when the
  *                   packet is shorter; bytes past @nbytes are zero
+ *   @tcp_len        TCP: how many bytes of its header follow in @tcp, its
+ *                   data offset * 4 - 8 (12 to BLOOM_DIGEST_TCP_MAX);
+ *                   zero otherwise
+ *   @tcp            TCP: its header from byte 8 to its end (acknowledgment
+ *                   number, data offset, flags, window, checksum, urgent
+ *                   pointer, options) with the checksum, @tcp[8] and
+ *                   @tcp[9], zero; bytes past @tcp_len are zero
  *
  * The payload starts after the transport header for TCP (its data
  * offset), UDP and UDP-Lite (8 bytes) and SCTP (the 12-byte common
@@ -98,18 +109,29 @@ struct bloom_key_flow {
  * header's 32, and BLOOM_DIGEST_F_FRAG6 set, so that an IPv6 fragment
  * from a v4-mapped address is not an IPv4 one), so that the fragments
  * of one datagram, or of two with the same bytes, never collide; its
- * payload is the fragment's data
- * from its first byte. A first fragment is read like a whole packet,
- * with @len its own length.
+ * payload is the fragment's data from its first byte, and @tcp_len is
+ * zero. A first fragment is read like a whole packet, with @len its own
+ * length.
+ *
+ * All of a TCP header but its checksum is in: two segments that differ
+ * in any of it (a pure ACK and the next one, a window update, duplicate
+ * ACKs with other SACK blocks or timestamps, a FIN after an ACK) are not
+ * copies of one another, and dedup must pass both.
  *
  * Left out because they change on the way or between resends of the same
  * content: TTL and hop limit, the IPv4 header checksum, TOS/traffic class
  * (ECN), the IPv4 identification and fragment bits (but for a later
- * fragment, as above), the IPv6 flow label,
- * and the transport checksums (also unfinished on a locally sent packet
- * whose checksum is offloaded).
+ * fragment, as above), the IPv6 flow label, IP options and IPv6
+ * extension headers, and the transport checksums (also unfinished on a
+ * locally sent packet whose checksum is offloaded).
+ *
+ * BLOOM_KEY_DIGEST_V1 (5) was the first digest, without @tcp_len and
+ * @tcp: it gave every pure ACK of a connection one key, so dedup dropped
+ * them. It is retired: filters, snapshots and rules of that type are
+ * refused (EINVAL) and must be made again with BLOOM_KEY_DIGEST.
  */
 #define BLOOM_DIGEST_BYTES_MAX	64
+#define BLOOM_DIGEST_TCP_MAX	52	/* a 60-byte TCP header from byte 8 */
 #define BLOOM_DIGEST_F_FRAGMENT	(1 << 0)	/* a later fragment */
 #define BLOOM_DIGEST_F_FRAG6	(1 << 1)	/* ... of an IPv6 datagram */
 #define BLOOM_DIGEST_F_ALL	(BLOOM_DIGEST_F_FRAGMENT | BLOOM_DIGEST_F_FRAG6)
@@ -124,8 +146,10 @@ struct bloom_key_digest {
 	__u8	proto;
 	__u8	flags;		/* BLOOM_DIGEST_F_* */
 	__u8	nbytes;
-	__u8	pad;		/* zero */
+	__u8	tcp_len;
+	__u8	tcp[BLOOM_DIGEST_TCP_MAX];
 	__u8	payload[BLOOM_DIGEST_BYTES_MAX];
+	__u8	pad[4];		/* zero */
 };
 
 /* Number of 64-bit words in the bitmap of prefix lengths a net filter holds. */

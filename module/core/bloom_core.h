@@ -196,6 +196,7 @@ const char *bloom_key_type_name(unsigned int key_type);
 
 /* keys.c */
 size_t bloom_key_size(u8 key_type);
+bool bloom_key_type_retired(unsigned int key_type);
 int bloom_key_check(u8 key_type, const void *key, size_t len);
 void bloom_net_mask(u8 *addr, unsigned int plen);
 bool bloom_digest_has_ports(u8 proto);

@@ -37,8 +37,8 @@ static int l4_hdr_len(const struct bloom_digest_pkt *p)
  *          taken when the payload is shorter
  *
  * Return: 0; -EINVAL if @nbytes is over the maximum; -EBADMSG if the
- * packet claims a transport header it does not carry (no key: the
- * packet path drops it, as it does for a port key).
+ * packet claims a transport header it does not carry (no key: the match
+ * neither matches nor inverts on it, the IP stack drops it).
  */
 int bloom_digest_build(struct bloom_key_digest *k,
 		       const struct bloom_digest_pkt *p, unsigned int nbytes)
@@ -67,8 +67,14 @@ int bloom_digest_build(struct bloom_key_digest *k,
 			memcpy(&k->sport, p->l4, 2);
 			memcpy(&k->dport, p->l4 + 2, 2);
 		}
-		if (p->proto == IPPROTO_TCP)
+		if (p->proto == IPPROTO_TCP) {
+			/* All of the header but the checksum (uapi/bloom.h). */
 			memcpy(&k->seq, p->l4 + 4, 4);
+			k->tcp_len = (u8)(hlen - 8);
+			memcpy(k->tcp, p->l4 + 8, k->tcp_len);
+			k->tcp[8] = 0;
+			k->tcp[9] = 0;
+		}
 	}
 	plen = p->l4_len - (u32)hlen;
 	k->len = bloom_cpu_to_be32(plen);

@@ -25,7 +25,7 @@ static u64 max_units(u8 layout)
 int bloom_geom_check(const struct bloom_geom *g)
 {
 	if (g->layout >= BLOOM_LAYOUT_MAX || g->key_type >= BLOOM_KEY_MAX ||
-	    (g->flags & ~BLOOM_F_ALL))
+	    bloom_key_type_retired(g->key_type) || (g->flags & ~BLOOM_F_ALL))
 		return -EINVAL;
 	if (g->hashes < 1 || g->hashes > BLOOM_MAX_HASHES)
 		return -EINVAL;

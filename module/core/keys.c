@@ -10,7 +10,8 @@
  * bloom_key_size() - the size of a key type's keys
  * @key_type: enum bloom_key_type
  *
- * Return: bytes, or 0 for BLOOM_KEY_BYTES (variable) and unknown types.
+ * Return: bytes, or 0 for BLOOM_KEY_BYTES (variable), unknown and
+ * retired types.
  */
 size_t bloom_key_size(u8 key_type)
 {
@@ -30,6 +31,22 @@ size_t bloom_key_size(u8 key_type)
 	}
 }
 EXPORT_SYMBOL_GPL(bloom_key_size);
+
+/**
+ * bloom_key_type_retired() - is this a key type no filter may have?
+ * @key_type: enum bloom_key_type
+ *
+ * BLOOM_KEY_DIGEST_V1 keyed every pure ACK of a TCP connection alike; it
+ * was replaced by BLOOM_KEY_DIGEST. Creating, restoring or matching a
+ * filter of a retired type fails with -EINVAL.
+ *
+ * Return: true for a retired type.
+ */
+bool bloom_key_type_retired(unsigned int key_type)
+{
+	return key_type == BLOOM_KEY_DIGEST_V1;
+}
+EXPORT_SYMBOL_GPL(bloom_key_type_retired);
 
 static bool zero(const u8 *p, size_t len)
 {
@@ -80,12 +97,23 @@ static bool is_v4_mapped(const u8 *addr)
 	return !memcmp(addr, prefix, sizeof(prefix));
 }
 
+/* TCP: the header from byte 8, its checksum zero (uapi/bloom.h). */
+static bool digest_tcp_valid(const struct bloom_key_digest *k, bool tcp)
+{
+	if (!tcp)
+		return !k->tcp_len && zero(k->tcp, sizeof(k->tcp));
+	return k->tcp_len >= 12 && k->tcp_len <= BLOOM_DIGEST_TCP_MAX &&
+	       k->tcp_len == (k->tcp[4] >> 4) * 4 - 8 &&
+	       !k->tcp[8] && !k->tcp[9] &&
+	       zero(k->tcp + k->tcp_len, sizeof(k->tcp) - k->tcp_len);
+}
+
 static bool digest_key_valid(const struct bloom_key_digest *k)
 {
 	bool frag = k->flags & BLOOM_DIGEST_F_FRAGMENT;
 	bool frag6 = k->flags & BLOOM_DIGEST_F_FRAG6;
 
-	if (k->pad || (k->flags & ~BLOOM_DIGEST_F_ALL) ||
+	if (!zero(k->pad, sizeof(k->pad)) || (k->flags & ~BLOOM_DIGEST_F_ALL) ||
 	    k->nbytes > BLOOM_DIGEST_BYTES_MAX ||
 	    k->nbytes > bloom_be32_to_cpu(k->len) ||
 	    !zero(k->payload + k->nbytes, BLOOM_DIGEST_BYTES_MAX - k->nbytes))
@@ -95,15 +123,18 @@ static bool digest_key_valid(const struct bloom_key_digest *k)
 	 * offset: offsets are multiples of 8 below 64 KiB, and IPv4's
 	 * identification has 16 bits. The family is the flag's: an IPv6
 	 * datagram may come from a v4-mapped address, and an IPv4 one
-	 * always does (to both addresses).
+	 * always does (to both addresses). It shows no TCP header.
 	 */
 	if (frag)
 		return !(bloom_be32_to_cpu(k->seq) & ~0xfff8U) &&
+		       digest_tcp_valid(k, false) &&
 		       (frag6 || (!k->sport && is_v4_mapped(k->saddr) &&
 				  is_v4_mapped(k->daddr)));
 	if (frag6)
 		return false;
 	if (!bloom_digest_has_ports(k->proto) && (k->sport || k->dport))
+		return false;
+	if (!digest_tcp_valid(k, k->proto == IPPROTO_TCP))
 		return false;
 	return !k->seq || k->proto == IPPROTO_TCP;
 }

@@ -24,6 +24,7 @@ static const char *const key_type_names[] = {
 	[BLOOM_KEY_NET]		= "net",
 	[BLOOM_KEY_ADDR_PORT]	= "addr,port",
 	[BLOOM_KEY_FLOW]	= "flow",
+	[BLOOM_KEY_DIGEST_V1]	= "digest-v1",
 	[BLOOM_KEY_DIGEST]	= "digest",
 };
 

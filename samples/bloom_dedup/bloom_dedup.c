@@ -117,7 +117,7 @@ static unsigned int dedup_net_id __read_mostly;
 static unsigned int dedup_hook(void *priv, struct sk_buff *skb,
 			       const struct nf_hook_state *state)
 {
-	struct bloom_key_digest key;	/* 112 bytes on the stack */
+	struct bloom_key_digest key;	/* 168 bytes on the stack */
 
 	/*
 	 * A packet cut short inside its headers has no key: leave it to

@@ -70,6 +70,7 @@ int parse_rate(const char *s, u64 *ppb);
 const char *name_problem(const char *name);
 void check_name(const char *cmd, const char *name);
 int layout_parse(const char *s);
+#define KEY_TYPE_RETIRED	(-2)	/* key_type_parse(): a retired type */
 int key_type_parse(const char *s);
 
 /* Options every subcommand takes: -h, -q, -o FORMAT. */
@@ -90,7 +91,10 @@ const char *bad_option(char **argv);
 void positional(const char *cmd, int n, int min, int max, const char *what);
 
 /* keys.c: text to key encodings (uapi/bloom.h) */
-#define KEY_REC_MAX	(sizeof(u16) + BLOOM_KEY_BYTES_MAX)
+#define KEY_BYTES_REC	(sizeof(u16) + BLOOM_KEY_BYTES_MAX)	/* bytes stride */
+/* The longest record of any type: a buffer for one. */
+#define KEY_REC_MAX	sizeof(struct bloom_key_digest)
+static_assert(KEY_REC_MAX >= KEY_BYTES_REC, "a bytes record is longer");
 #define WHY_MAX		256
 size_t key_stride(u8 type);
 int key_parse(u8 type, const char *text, size_t len, void *rec,
@@ -266,6 +270,9 @@ int snap_fetch(const char *name, struct snap_image *img);
 void snap_seal(struct snap_image *img);
 void snap_read_file(const char *path, struct snap_image *img);
 int snap_verify(const struct snap_image *img, struct bloom_snap_info *info);
+/* snap_verify(): a snapshot of a retired key type (bloomctl's own code) */
+#define SNAP_E_RETIRED_KEY	(-EKEYEXPIRED)
+const char *snap_strerror(int err);
 int write_file_atomic(const char *path, const void *buf, size_t len);
 char *snap_default_name(const char *path);
 void snap_free(struct snap_image *img);

@@ -276,7 +276,7 @@ static u32 save_set(const char *tmp, int dfd)
 		err = snap_verify(&img, &si);
 		if (err)
 			die("save-all %s: %s", names[i],
-			    bloom_snap_strerror(err));
+			    snap_strerror(err));
 		if (asprintf(&file, "%s%s", names[i], SNAP_EXT) < 0)
 			die("out of memory");
 		err = write_new(dfd, file, img.buf, img.len);
@@ -675,7 +675,7 @@ static enum restore_result restore_one(const char *dir,
 	}
 	err = snap_verify(&img, &si);
 	if (err) {
-		res = stand_in(path, it, bloom_snap_strerror(err), replace);
+		res = stand_in(path, it, snap_strerror(err), replace);
 		goto out;
 	}
 	err = restore_image(it->name, &img, replace);

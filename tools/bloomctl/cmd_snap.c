@@ -94,7 +94,7 @@ static void load_snapshot(const char *cmd, const char *path,
 	snap_read_file(path, img);
 	err = snap_verify(img, &info);
 	if (err)
-		die("%s %s: %s", cmd, path, bloom_snap_strerror(err));
+		die("%s %s: %s", cmd, path, snap_strerror(err));
 }
 
 static int restore_image(const char *name, const struct snap_image *img,

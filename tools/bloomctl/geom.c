@@ -55,6 +55,9 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 		break;
 	case 't':
 		o->key_type = key_type_parse(arg);
+		if (o->key_type == KEY_TYPE_RETIRED)
+			usage_error(cmd, "key type '%s' is retired: digest keys changed (TCP segments that are not copies no longer share a key); use --key digest",
+				    arg);
 		if (o->key_type < 0)
 			usage_error(cmd, "unknown key type '%s' (addr, net, addr,port, flow, digest or bytes)",
 				    arg);

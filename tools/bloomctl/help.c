@@ -37,7 +37,7 @@
 "  addr,port  192.0.2.1,80  192.0.2.1,udp:53  [2001:db8::1],443  ::1,sctp:9\n" \
 "             (protocol tcp, udp, sctp, udplite, dccp or a number; default tcp)\n" \
 "  flow       PROTO,SADDR,SPORT,DADDR,DPORT  e.g. tcp,10.0.0.1,1234,10.0.0.2,80\n" \
-"  digest     0x and the 112 bytes of a packet digest key in hex (the\n" \
+"  digest     0x and the 168 bytes of a packet digest key in hex (the\n" \
 "             layout is struct bloom_key_digest in the uapi header)\n" \
 "  bytes      the text itself (1 to 128 bytes), or 0x followed by hex digits\n"
 

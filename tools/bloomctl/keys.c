@@ -7,7 +7,7 @@
  *   net        192.0.2.0/24, 2001:db8::/32, or a bare address (/32, /128)
  *   addr,port  192.0.2.1,80  192.0.2.1,udp:53  [2001:db8::1],443  ::1,80
  *   flow       PROTO,SADDR,SPORT,DADDR,DPORT   tcp,10.0.0.1,1234,10.0.0.2,80
- *   digest     0x followed by the 112 bytes of struct bloom_key_digest in hex
+ *   digest     0x followed by the 168 bytes of struct bloom_key_digest in hex
  *   bytes      any text, or 0x followed by hex digits
  */
 #define _GNU_SOURCE
@@ -54,7 +54,7 @@ void text_shown(char *dst, size_t size, const char *s, size_t len)
 
 size_t key_stride(u8 type)
 {
-	return type == BLOOM_KEY_BYTES ? KEY_REC_MAX : bloom_key_size(type);
+	return type == BLOOM_KEY_BYTES ? KEY_BYTES_REC : bloom_key_size(type);
 }
 
 /* Copy [s, s + len) into @buf as a C string; false if it does not fit. */
@@ -261,14 +261,14 @@ static int hexval(char c)
 	return -1;
 }
 
-static int parse_hex(struct parse *p, u8 *key, u16 *n)
+static int parse_hex(struct parse *p, u8 *key, size_t max, u16 *n)
 {
 	size_t i;
 
 	if (p->len % 2)
 		return bad(p, "bad hex key '%s' (odd number of digits)", p->shown);
-	if ((p->len - 2) / 2 > BLOOM_KEY_BYTES_MAX)
-		return bad(p, "key longer than 128 bytes '%s'", p->shown);
+	if ((p->len - 2) / 2 > max)
+		return bad(p, "key longer than %zu bytes '%s'", max, p->shown);
 	for (i = 2; i < p->len; i += 2) {
 		int hi = hexval(p->s[i]), lo = hexval(p->s[i + 1]);
 
@@ -281,18 +281,19 @@ static int parse_hex(struct parse *p, u8 *key, u16 *n)
 }
 
 /*
- * A packet digest is binary: its bytes in hex (uapi/bloom.h gives the
- * layout), as a program that computed it would write them.
+ * A packet digest is binary: its bytes in hex (struct bloom_key_digest
+ * in uapi/bloom.h gives the layout), as a program that computed it would
+ * write them.
  */
 static int parse_digest(struct parse *p, struct bloom_key_digest *k)
 {
-	u8 buf[BLOOM_KEY_BYTES_MAX];
+	u8 buf[sizeof(*k)];
 	u16 n;
 
 	if (p->len < 2 || p->s[0] != '0' || tolower(p->s[1]) != 'x')
 		return bad(p, "bad digest '%s' (want 0x and %zu bytes in hex)",
 			   p->shown, sizeof(*k));
-	if (parse_hex(p, buf, &n))
+	if (parse_hex(p, buf, sizeof(buf), &n))
 		return -1;
 	if (n != sizeof(*k))
 		return bad(p, "digest of %u bytes, not %zu '%s'", n, sizeof(*k),
@@ -308,7 +309,7 @@ static int parse_bytes(struct parse *p, u8 *rec)
 	u16 n = (u16)p->len;
 
 	if (p->len > 2 && p->s[0] == '0' && tolower(p->s[1]) == 'x') {
-		if (parse_hex(p, key, &n))
+		if (parse_hex(p, key, BLOOM_KEY_BYTES_MAX, &n))
 			return -1;
 		memcpy(rec, &n, sizeof(n));
 		return 0;

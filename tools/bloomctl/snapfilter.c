@@ -70,7 +70,7 @@ void snap_filter_load(const char *cmd, const char *path,
 	snap_read_file(path, &img);
 	err = snap_verify(&img, &info);
 	if (err)
-		die("%s %s: %s", cmd, path, bloom_snap_strerror(err));
+		die("%s %s: %s", cmd, path, snap_strerror(err));
 	/* Its payload is G generations; restore it to query it. */
 	if (info.geom.gens)
 		die("%s %s: a snapshot of an aging filter (%u generations) can only be read by restoring it",

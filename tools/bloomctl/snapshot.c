@@ -122,7 +122,7 @@ void snap_seal(struct snap_image *img)
  * @img: the whole file
  * @info: on success, what it holds
  *
- * Return: 0, or a snapshot error for bloom_snap_strerror().
+ * Return: 0, or a snapshot error for snap_strerror().
  */
 int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
 {
@@ -132,9 +132,24 @@ int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
 	memset(&h, 0, sizeof(h));
 	memcpy(&h, img->buf, min(img->len, sizeof(h)));
 	err = bloom_snap_check_hdr(&h, img->len, info);
+	if (err == -EINVAL && bloom_key_type_retired(h.key_type))
+		return SNAP_E_RETIRED_KEY;
 	if (err)
 		return err;
 	return checksum_of(img) == info->checksum ? 0 : -EBADMSG;
+}
+
+/**
+ * snap_strerror() - what an error of snap_verify() means
+ * @err: a negative error from snap_verify()
+ *
+ * Return: a sentence for users.
+ */
+const char *snap_strerror(int err)
+{
+	if (err == SNAP_E_RETIRED_KEY)
+		return "the snapshot holds digest-v1 keys, a retired key type: digest keys changed, so make the filter again with 'bloomctl create --key digest' (its old contents are only dedup state)";
+	return bloom_snap_strerror(err);
 }
 
 /* The whole of @path ("-": stdin) into memory; dies on error. */

@@ -296,6 +296,7 @@ int layout_parse(const char *s)
 	return -1;
 }
 
+/* A key type by name: -1 if unknown, KEY_TYPE_RETIRED if retired. */
 int key_type_parse(const char *s)
 {
 	unsigned int i;
@@ -304,7 +305,8 @@ int key_type_parse(const char *s)
 		return BLOOM_KEY_ADDR_PORT;
 	for (i = 0; i < BLOOM_KEY_MAX; i++)
 		if (!strcmp(s, bloom_key_type_name(i)))
-			return (int)i;
+			return bloom_key_type_retired(i) ? KEY_TYPE_RETIRED :
+							   (int)i;
 	return -1;
 }
 

@@ -69,9 +69,10 @@ static int key_from_name(const char *s)
 {
 	unsigned int i;
 
-	/* A rule forms every key type but opaque bytes. */
+	/* A rule forms every key type but opaque bytes and retired ones. */
 	for (i = BLOOM_KEY_BYTES + 1; i < BLOOM_KEY_MAX; i++)
-		if (!strcmp(s, bloom_key_type_name(i)))
+		if (i != BLOOM_KEY_DIGEST_V1 &&
+		    !strcmp(s, bloom_key_type_name(i)))
 			return i;
 	return -1;
 }
@@ -130,6 +131,9 @@ static void bloom_parse(struct xt_option_call *cb)
 		break;
 	case O_KEY:
 		key = key_from_name(cb->arg);
+		if (key < 0 && !strcmp(cb->arg, "digest-v1"))
+			xtables_error(PARAMETER_PROBLEM,
+				      "bloom: digest-v1 keys are retired: digest keys changed; use --bloom-key digest with a filter made by bloomctl create --key digest");
 		if (key < 0)
 			xtables_error(PARAMETER_PROBLEM,
 				      "bloom: --bloom-key takes addr, net, addr,port, flow or digest, not \"%s\"",

@@ -396,6 +396,8 @@ static void test_checkentry1(void)
 		{ "non-zero padding", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 64, 1, EINVAL },
 		{ "an unknown key type", F_DIGEST, 1, BLOOM_KEY_MAX, 0, 0, 0, EINVAL },
 		{ "revision 0 with a digest key", F_DIGEST, 0, BLOOM_KEY_DIGEST, 0, 0, 0, EINVAL },
+		{ "the retired digest-v1 key type", F_DIGEST, 1, BLOOM_KEY_DIGEST_V1, XT_BLOOM_UPDATE, 64, 0, EINVAL },
+		{ "revision 0 with digest-v1", F_DIGEST, 0, BLOOM_KEY_DIGEST_V1, 0, 0, 0, EINVAL },
 		{ "revision 0 with N (its padding)", F_ADDR, 0, BLOOM_KEY_ADDR, 0, 8, 0, EINVAL },
 	};
 	unsigned int i, j;
