@@ -470,17 +470,22 @@ static int run(const char *cmd)
 static void ruler(const char *ipt)
 {
 	char cmd[256], out[64], line[128] = "";
+	const char *name, *last = NULL;
 	int st, add;
 	FILE *f;
 
 	snprintf(out, sizeof(out), "/tmp/stress-%s.out", ipt);
 	while (!stopped()) {
 		add = random() % 2;
+		/* Delete the rule inserted last, if any: some deletes succeed. */
+		name = !add && last ? last : any_name();
 		snprintf(cmd, sizeof(cmd),
 			 "%s -w -%c OUTPUT -o lo -m bloom --bloom-set %s -j ACCEPT >%s 2>&1",
-			 ipt, add ? 'A' : 'D', any_name(), out);
+			 ipt, add ? 'A' : 'D', name, out);
 		st = run(cmd);
 		count(add ? K_RULE_ADD : K_RULE_DEL, st ? 1 : 0);
+		if (!st)
+			last = add ? name : NULL;
 		if (st == 0 || st == 1 || st == 4)
 			continue;
 		f = fopen(out, "r");
