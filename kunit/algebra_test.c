@@ -13,6 +13,56 @@ static struct bt_filter *pow2_filter(struct kunit *test, u8 layout)
 	return bt_filter_new(test, &g);
 }
 
+/* The same, holding net keys. */
+static struct bt_filter *net_filter(struct kunit *test, u8 layout)
+{
+	struct bloom_geom g = { .bits = 1 << 18, .hashes = 4, .seed = 11,
+				.layout = layout, .key_type = BLOOM_KEY_NET };
+
+	return bt_filter_new(test, &g);
+}
+
+/* The net key of the IPv4 prefix @v4/@plen (v4-mapped: 96 + @plen). */
+static struct bloom_key_net net_key(u32 v4, unsigned int plen)
+{
+	struct bloom_key_net k = { .addr = { [10] = 0xff, [11] = 0xff },
+				   .plen = plen };
+
+	k.addr[12] = v4 >> 24;
+	k.addr[13] = v4 >> 16;
+	k.addr[14] = v4 >> 8;
+	k.addr[15] = v4;
+	bloom_net_mask(k.addr, plen);
+	return k;
+}
+
+/* Adds the IPv4 prefix @v4/@plen as ADD does: the key and its length. */
+static void net_add(struct bt_filter *f, u32 v4, unsigned int plen)
+{
+	struct bloom_key_net k = net_key(v4, 96 + plen);
+
+	bloom_add_hash(&f->c, f->b, bloom_hash(&f->c, &k, sizeof(k)));
+	bloom_note_plen(f->b, k.plen);
+}
+
+/* As bloom_test_net(): @v4 probed at each prefix length @f records. */
+static bool net_test(const struct bt_filter *f, u32 v4)
+{
+	int plen;
+
+	for (plen = 128; plen >= 0; plen--) {
+		struct bloom_key_net k = net_key(v4, plen);
+
+		if (!(bloom_word_read(&f->b->plens[plen / 64]) &
+		      (1ULL << (plen % 64))))
+			continue;
+		if (bloom_test_hash(&f->c, f->b,
+				    bloom_hash(&f->c, &k, sizeof(k))))
+			return true;
+	}
+	return false;
+}
+
 /* Adds keys [from, to). */
 static void add_keys(struct bt_filter *f, u64 from, u64 to)
 {
@@ -69,6 +119,32 @@ static void union_holds_both_sets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, missing, 0ULL);
 }
 
+/*
+ * A net filter probes only the prefix lengths it records: a union that
+ * took the bits of 10.0.0.0/8 but not its length would answer 10.1.2.3
+ * absent.
+ */
+static void union_merges_prefix_lengths(struct kunit *test)
+{
+	u8 layout = *(u8 *)test->param_value;
+	struct bt_filter *a = net_filter(test, layout);
+	struct bt_filter *b = net_filter(test, layout);
+	u64 want[BLOOM_PLEN_WORDS] = {};
+	int i;
+
+	net_add(a, 0xc0000200, 24);		/* 192.0.2.0/24 */
+	net_add(b, 0x0a000000, 8);		/* 10.0.0.0/8 */
+	KUNIT_EXPECT_FALSE(test, net_test(a, 0x0a010203));
+	bloom_union(&a->c, a->b, b->b);
+	KUNIT_EXPECT_TRUE(test, net_test(a, 0x0a010203));	/* 10.1.2.3 */
+	KUNIT_EXPECT_TRUE(test, net_test(a, 0xc0000209));	/* 192.0.2.9 */
+	KUNIT_EXPECT_FALSE(test, net_test(a, 0xcb007101));	/* 203.0.113.1 */
+	want[(96 + 8) / 64] |= 1ULL << ((96 + 8) % 64);
+	want[(96 + 24) / 64] |= 1ULL << ((96 + 24) % 64);
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		KUNIT_EXPECT_EQ(test, bloom_word_read(&a->b->plens[i]), want[i]);
+}
+
 static void intersection_keeps_common_keys(struct kunit *test)
 {
 	u8 layout = *(u8 *)test->param_value;
@@ -107,6 +183,26 @@ static void halve_keeps_every_key(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, missing, 0ULL);
 	KUNIT_EXPECT_EQ(test, bloom_word_read(&h->b->inserted),
 			bloom_word_read(&f->b->inserted));
+}
+
+/* The half-size filter probes the prefix lengths the full one held. */
+static void halve_keeps_prefix_lengths(struct kunit *test)
+{
+	struct bt_filter *f = net_filter(test, *(u8 *)test->param_value);
+	struct bloom_geom half;
+	struct bt_filter *h;
+	int i;
+
+	net_add(f, 0x0a000000, 8);		/* 10.0.0.0/8 */
+	net_add(f, 0xc0000200, 24);		/* 192.0.2.0/24 */
+	KUNIT_ASSERT_EQ(test, bloom_halve_geom(&f->c.g, &half), 0);
+	h = bt_filter_new(test, &half);
+	bloom_halve(&f->c, f->b, &h->c, h->b);
+	KUNIT_EXPECT_TRUE(test, net_test(h, 0x0a010203));	/* 10.1.2.3 */
+	KUNIT_EXPECT_TRUE(test, net_test(h, 0xc0000209));	/* 192.0.2.9 */
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		KUNIT_EXPECT_EQ(test, bloom_word_read(&h->b->plens[i]),
+				bloom_word_read(&f->b->plens[i]));
 }
 
 /*
@@ -165,8 +261,10 @@ static void combine_refuses_other_geometry(struct kunit *test)
 static struct kunit_case algebra_cases[] = {
 	KUNIT_CASE_PARAM(stats_estimate_cardinality, layout_gen_params),
 	KUNIT_CASE_PARAM(union_holds_both_sets, layout_gen_params),
+	KUNIT_CASE_PARAM(union_merges_prefix_lengths, layout_gen_params),
 	KUNIT_CASE_PARAM(intersection_keeps_common_keys, layout_gen_params),
 	KUNIT_CASE_PARAM(halve_keeps_every_key, layout_gen_params),
+	KUNIT_CASE_PARAM(halve_keeps_prefix_lengths, layout_gen_params),
 	KUNIT_CASE_PARAM(halve_equals_half_size_filter, layout_gen_params),
 	KUNIT_CASE(halve_rejects_odd_range),
 	KUNIT_CASE(combine_refuses_other_geometry),

@@ -20,6 +20,7 @@ struct del_race {
 	u64 ha;				/* hash of A */
 	atomic_t go;			/* round number released */
 	atomic_t done;			/* rounds the helper finished */
+	int theirs;			/* the helper's delete, this round */
 	int helper_err;
 	bool stop;
 };
@@ -99,7 +100,7 @@ static int helper_fn(void *arg)
 	for (round = 1; round <= ROUNDS && !READ_ONCE(r->stop); round++) {
 		if (!wait_for(&r->go, round, jiffies + ROUND_TIMEOUT))
 			break;
-		bloom_contents_del(r->c, r->ha);
+		WRITE_ONCE(r->theirs, bloom_contents_del(r->c, r->ha));
 		atomic_set_release(&r->done, round);
 	}
 	while (!kthread_should_stop())
@@ -114,7 +115,7 @@ static void delete_races_keep_other_keys(struct kunit *test)
 		.layout = BLOOM_LAYOUT_COUNTING, .key_type = BLOOM_KEY_BYTES,
 	};
 	struct del_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	int round, lost = 0, stale = 0, ran = 0;
+	int round, lost = 0, stale = 0, ran = 0, not_one = 0;
 	struct task_struct *t;
 	u64 hb;
 
@@ -138,6 +139,8 @@ static void delete_races_keep_other_keys(struct kunit *test)
 			break;
 		ran++;
 		/* One delete finds A, the other finds it gone. */
+		if (!mine + !READ_ONCE(r->theirs) != 1)
+			not_one++;
 		if (mine && bloom_test_hash(&r->c->core, &r->c->bits, r->ha))
 			stale++;
 		if (!bloom_test_hash(&r->c->core, &r->c->bits, hb)) {
@@ -156,6 +159,8 @@ static void delete_races_keep_other_keys(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ran, ROUNDS / 2);
 	KUNIT_EXPECT_EQ_MSG(test, lost, 0,
 			    "racing deletes of A erased B, which nobody deleted");
+	KUNIT_EXPECT_EQ_MSG(test, not_one, 0,
+			    "rounds where not exactly one of the two deletes of A succeeded");
 	kunit_info(test, "A still present after a refused delete %d times",
 		   stale);
 }

@@ -31,6 +31,74 @@ static const struct bloom_geom geoms[] = {
 	  .layout = BLOOM_LAYOUT_BLOCKED },
 };
 
+/*
+ * A version 3 snapshot (aging, 3 generations of a net filter, newest
+ * first), as bloom_age_snap_hdr() and bloom_age_snap_words() write it.
+ */
+static int write_aging_seed(const char *dir)
+{
+	struct bloom_geom g = { .bits = 1024, .hashes = 4, .seed = 5,
+				.layout = BLOOM_LAYOUT_STANDARD,
+				.key_type = BLOOM_KEY_NET, .capacity = 50,
+				.gens = 3, .period_ms = 60000 };
+	struct bloom_snap_gen rec[3] = {};
+	struct bloom_snap_hdr h;
+	u64 inserted = 0, plens[BLOOM_PLEN_WORDS] = {};
+	struct bloom_core c;
+	struct bloom_bits *b;
+	bloom_hash_state st;
+	char path[4096];
+	__le64 *arrays;
+	unsigned int i, j;
+	size_t bytes;
+	FILE *f;
+
+	bloom_core_init(&c, &g);
+	bytes = bloom_array_bytes(&c);
+	b = calloc(1, sizeof(*b) + bytes);
+	arrays = calloc(3, bytes);
+	if (!b || !arrays)
+		return 1;
+	for (i = 0; i < 3; i++) {
+		bloom_bits_clear(&c, b);
+		/* Generation i holds i + 1 IPv4 prefixes of length 8i + 8. */
+		for (j = 0; j <= i; j++) {
+			char key[20] = { [10] = 0xff, [11] = 0xff,
+					 [12] = 10 + j, [16] = 104 + 8 * i };
+
+			if (bloom_add_hash(&c, b, bloom_hash(&c, key, sizeof(key))))
+				bloom_word_set(&b->inserted,
+					       bloom_word_read(&b->inserted) + 1);
+		}
+		bloom_note_plen(b, 104 + 8 * i);
+		rec[i].age_ms = bloom_cpu_to_le64(10 + 60000 * i);
+		rec[i].inserted = bloom_cpu_to_le64(bloom_word_read(&b->inserted));
+		inserted += bloom_word_read(&b->inserted);
+		for (j = 0; j < BLOOM_PLEN_WORDS; j++) {
+			rec[i].plens[j] = bloom_cpu_to_le64(bloom_word_read(&b->plens[j]));
+			plens[j] |= bloom_word_read(&b->plens[j]);
+		}
+		bloom_words_to_le(b->words, arrays + i * c.nwords, c.nwords);
+	}
+	bloom_snap_make_hdr(&c, b, &h);
+	h.inserted = bloom_cpu_to_le64(inserted);
+	for (j = 0; j < BLOOM_PLEN_WORDS; j++)
+		h.plens[j] = bloom_cpu_to_le64(plens[j]);
+	bloom_snap_csum_begin(&st, &h);
+	bloom_hash_update(&st, rec, sizeof(rec));
+	bloom_hash_update(&st, arrays, 3 * bytes);
+	h.checksum = bloom_cpu_to_le64(bloom_hash_final(&st));
+	snprintf(path, sizeof(path), "%s/seed-aging", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    fwrite(rec, sizeof(rec), 1, f) != 1 ||
+	    fwrite(arrays, 3 * bytes, 1, f) != 1 || fclose(f))
+		return 1;
+	free(arrays);
+	free(b);
+	return 0;
+}
+
 /* Writes one small valid snapshot per geometry into @dir (fuzz seeds). */
 static int write_seeds(const char *dir)
 {
@@ -69,7 +137,7 @@ static int write_seeds(const char *dir)
 		free(payload);
 		free(b);
 	}
-	return 0;
+	return write_aging_seed(dir);
 }
 
 int main(int argc, char **argv)

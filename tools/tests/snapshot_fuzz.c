@@ -8,8 +8,16 @@
  * every input is recomputed before parsing, so that mutations of header
  * fields and payload reach the checks behind the checksum instead of
  * stopping at it (a random mutation almost never keeps a valid xxh64).
- * At exit the target prints how many inputs were loaded as filters, so
- * a run can prove it got that far.
+ * At exit the target prints how many inputs were loaded as filters (and
+ * how many of them were aging filters, version 3), so a run can prove
+ * it got that far.
+ *
+ * A version 3 payload is loaded as RESTORE loads it: G generation
+ * records, then G arrays, each array's tail checked and each record's
+ * prefix lengths too; the counts come from the records. Its header's
+ * inserted count and prefix lengths are the sum and union a save
+ * writes, which RESTORE does not read: they are compared only when the
+ * input's are those.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +30,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len);
 #define MAX_FUZZ_PAYLOAD	(1 << 20)
 
 static bool fix_checksum;
-static unsigned long loaded;
+static unsigned long loaded, loaded_aging;
 
 static void report(void)
 {
-	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters%s\n",
-		loaded, fix_checksum ? " (checksums recomputed)" : "");
+	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters, %lu aging%s\n",
+		loaded, loaded_aging,
+		fix_checksum ? " (checksums recomputed)" : "");
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -53,14 +62,79 @@ static void exercise(const struct bloom_core *c, const struct bloom_bits *b)
 		bloom_test_hash(c, b, h * 0x9e3779b97f4a7c15ULL);
 }
 
+/*
+ * Loads the payload's @n arrays (after @rec bytes of records) into @b,
+ * then writes records and arrays back to @out as a save would. Returns
+ * false if loading refuses the payload.
+ */
+static bool load_arrays(const struct bloom_core *c, const u8 *payload,
+			u64 rec, unsigned int n, struct bloom_bits **b,
+			u8 *out)
+{
+	const struct bloom_snap_gen *gens = (const void *)payload;
+	u64 bytes = bloom_array_bytes(c);
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		bloom_words_from_le(b[i]->words,
+				    (const __le64 *)(payload + rec + i * bytes),
+				    c->nwords);
+		if (bloom_bits_check_tail(c, b[i]))
+			return false;
+		if (!rec)
+			continue;
+		if (bloom_le64_to_cpu(gens[i].plens[BLOOM_PLEN_WORDS - 1]) >> 1)
+			return false;	/* as bloom_age_restore() */
+		bloom_word_set(&b[i]->inserted,
+			       bloom_le64_to_cpu(gens[i].inserted));
+		for (j = 0; j < BLOOM_PLEN_WORDS; j++)
+			bloom_word_set(&b[i]->plens[j],
+				       bloom_le64_to_cpu(gens[i].plens[j]));
+	}
+	for (i = 0; i < n && rec; i++) {
+		struct bloom_snap_gen g = { .age_ms = gens[i].age_ms };
+
+		g.inserted = bloom_cpu_to_le64(bloom_word_read(&b[i]->inserted));
+		for (j = 0; j < BLOOM_PLEN_WORDS; j++)
+			g.plens[j] = bloom_cpu_to_le64(bloom_word_read(&b[i]->plens[j]));
+		memcpy(out + i * sizeof(g), &g, sizeof(g));
+	}
+	for (i = 0; i < n; i++)
+		bloom_words_to_le(b[i]->words, (__le64 *)(out + rec + i * bytes),
+				  c->nwords);
+	return true;
+}
+
+/* The header a save writes: for aging, the sum and union of the gens. */
+static void make_hdr(const struct bloom_core *c, struct bloom_bits **b,
+		     unsigned int n, struct bloom_snap_hdr *h)
+{
+	u64 inserted = 0, plens[BLOOM_PLEN_WORDS] = {};
+	unsigned int i, j;
+
+	bloom_snap_make_hdr(c, b[0], h);
+	if (!c->g.gens)
+		return;
+	for (i = 0; i < n; i++) {
+		inserted += bloom_word_read(&b[i]->inserted);
+		for (j = 0; j < BLOOM_PLEN_WORDS; j++)
+			plens[j] |= bloom_word_read(&b[i]->plens[j]);
+	}
+	h->inserted = bloom_cpu_to_le64(inserted);
+	for (j = 0; j < BLOOM_PLEN_WORDS; j++)
+		h->plens[j] = bloom_cpu_to_le64(plens[j]);
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 {
+	struct bloom_bits *b[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_snap_hdr hdr, again;
 	struct bloom_snap_info info;
+	unsigned int i, n;
 	struct bloom_core c;
-	struct bloom_bits *b;
 	bloom_hash_state st;
-	__le64 *out;
+	u64 rec;
+	u8 *out;
 
 	if (len < sizeof(hdr))
 		return 0;
@@ -80,27 +154,43 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 		return 0;
 
 	bloom_core_init(&c, &info.geom);
-	b = calloc(1, sizeof(*b) + bloom_array_bytes(&c));
-	out = malloc(info.payload_len);
-	if (!b || !out)
+	n = info.geom.gens ? info.geom.gens : 1;
+	rec = info.geom.gens * sizeof(struct bloom_snap_gen);
+	if (bloom_snap_payload_bytes(&c) != rec + n * bloom_array_bytes(&c))
 		abort();
-	bloom_words_from_le(b->words, (const __le64 *)(data + sizeof(hdr)),
-			    c.nwords);
-	if (bloom_bits_check_tail(&c, b))	/* refused, as RESTORE does */
-		goto out;
-	bloom_word_set(&b->inserted, info.inserted);
-	for (int i = 0; i < BLOOM_PLEN_WORDS; i++)
-		bloom_word_set(&b->plens[i], info.plens[i]);
-	bloom_snap_make_hdr(&c, b, &again);
+	out = malloc(info.payload_len);
+	if (!out)
+		abort();
+	for (i = 0; i < n; i++) {
+		b[i] = calloc(1, sizeof(*b[i]) + bloom_array_bytes(&c));
+		if (!b[i])
+			abort();
+	}
+	if (!load_arrays(&c, data + sizeof(hdr), rec, n, b, out))
+		goto out;	/* refused, as RESTORE does */
+	if (!info.geom.gens) {
+		bloom_word_set(&b[0]->inserted, info.inserted);
+		for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+			bloom_word_set(&b[0]->plens[i], info.plens[i]);
+	}
+	make_hdr(&c, b, n, &again);
 	again.checksum = hdr.checksum;
-	bloom_words_to_le(b->words, out, c.nwords);
+	if (info.geom.gens && (again.inserted != hdr.inserted ||
+			       memcmp(again.plens, hdr.plens, sizeof(hdr.plens)))) {
+		/* Not what a save writes, but RESTORE ignores these. */
+		again.inserted = hdr.inserted;
+		memcpy(again.plens, hdr.plens, sizeof(hdr.plens));
+	}
 	if (memcmp(&again, &hdr, sizeof(hdr)) ||
 	    memcmp(out, data + sizeof(hdr), info.payload_len))
 		abort();
-	exercise(&c, b);
+	for (i = 0; i < n; i++)
+		exercise(&c, b[i]);
 	loaded++;
+	loaded_aging += !!info.geom.gens;
 out:
+	for (i = 0; i < n; i++)
+		free(b[i]);
 	free(out);
-	free(b);
 	return 0;
 }

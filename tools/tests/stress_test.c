@@ -14,7 +14,11 @@
  *   fails the test;
  * - no false negative: an "oracle" filter only gets adds, tests and
  *   halves (which keep every completed add); a key whose add returned
- *   before its test began must test present;
+ *   before its test began must test present. The oracle is kept at
+ *   most a sixth full (a fresh one replaces it before), so that keys
+ *   never added test absent most of the time, which is checked: a
+ *   saturated filter would say "present" to every key;
+ * - every kind of operation succeeded at least once;
  * - at the end every rule and filter can be removed.
  * Prints TAP lines and "# stress-ops KIND N" figures.
  */
@@ -40,21 +44,23 @@
 
 #define NAMES		3
 #define SNAP_MAX	(1U << 16)
-#define ORACLE_KEYS	(1U << 20)
+#define ORACLE_BITS	(1U << 20)	/* a fresh oracle's size */
+#define ORACLE_MIN_BITS	(1U << 16)	/* halved no further */
+#define ORACLE_LOAD	6		/* at most bits / 6 keys: 39 % full */
 #define BAD_MAX		8
 
 enum kind {
 	K_CREATE, K_DESTROY, K_RENAME, K_ADD, K_TEST, K_DEL, K_CLEAR,
 	K_SWAP, K_HALVE, K_UNION, K_INTERSECT, K_SAVE, K_RESTORE, K_INFO,
 	K_LIST, K_ESTIMATE, K_COUNT, K_ORACLE_ADD, K_ORACLE_TEST,
-	K_RULE_ADD, K_RULE_DEL, K_PACKETS, K_NETNS, K_MAX
+	K_ORACLE_HALVE, K_RULE_ADD, K_RULE_DEL, K_PACKETS, K_NETNS, K_MAX
 };
 
 static const char *const kind_names[K_MAX] = {
 	"create", "destroy", "rename", "add", "test", "del", "clear",
 	"swap", "halve", "union", "intersect", "save", "restore", "info",
 	"list", "estimate", "count", "oracle-add", "oracle-test",
-	"rule-insert", "rule-delete", "packets", "netns",
+	"oracle-halve", "rule-insert", "rule-delete", "packets", "netns",
 };
 
 /*
@@ -84,12 +90,16 @@ static const int documented[K_MAX][4] = {
 	[K_COUNT]	= { ENOENT },
 	[K_ORACLE_ADD]	= { 0 },
 	[K_ORACLE_TEST]	= { 0 },
+	[K_ORACLE_HALVE] = { 0 },
 };
 
 struct shared {
 	uint64_t ops[K_MAX];
 	uint64_t errs[K_MAX];
 	uint64_t oracle_done;		/* keys [0, oracle_done) were added */
+	uint64_t oracle_epoch;		/* odd while the oracle is replaced */
+	uint64_t fp_tested;		/* keys never added, tested */
+	uint64_t fp_present;		/* of which tested present */
 	int nbad;
 	char bad[BAD_MAX][160];
 	int stop;			/* __atomic: set once, at the end */
@@ -330,13 +340,41 @@ static void one_op(void)
 
 /* ---- The oracle: adds, tests and halves of one filter only. ---- */
 
+/*
+ * A fresh, empty oracle. Testers read oracle_epoch before and after a
+ * test and drop the results if it changed (a seqlock): the keys they
+ * test may be gone with the old filter.
+ */
+static void oracle_renew(void)
+{
+	int err;
+
+	__atomic_fetch_add(&sh->oracle_epoch, 1, __ATOMIC_SEQ_CST);
+	err = name_cmd(BLOOM_IOC_DESTROY, "oracle") ?:
+	      create("oracle", ORACLE_BITS, BLOOM_LAYOUT_STANDARD);
+	if (err)
+		bad("oracle renewal: %s", strerror(-err));
+	__atomic_store_n(&sh->oracle_done, 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&sh->oracle_epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Adds keys 0, 1, 2 ... in batches, halving now and then down to
+ * ORACLE_MIN_BITS; before the filter holds more than a sixth of its
+ * bits in keys, starts again with a fresh one.
+ */
 static void oracle_adder(void)
 {
 	struct bloom_key_addr k[32];
-	uint64_t next = 0;
+	uint64_t next = 0, bits = ORACLE_BITS;
 	int i, err;
 
-	while (!stopped() && next + 32 <= ORACLE_KEYS) {
+	while (!stopped()) {
+		if ((next + 32) * ORACLE_LOAD > bits) {
+			oracle_renew();
+			next = 0;
+			bits = ORACLE_BITS;
+		}
 		for (i = 0; i < 32; i++)
 			addr_key(&k[i], 0x0b000000 + next + i);
 		err = batch(BLOOM_IOC_ADD, "oracle", k, 32, NULL);
@@ -346,35 +384,56 @@ static void oracle_adder(void)
 		next += 32;
 		/* Published after the add returned. */
 		__atomic_store_n(&sh->oracle_done, next, __ATOMIC_RELEASE);
-		if (random() % 64 == 0)
-			name_cmd(BLOOM_IOC_HALVE, "oracle");	/* keeps keys */
+		/* Halving keeps every key; the half must not be too full. */
+		if (random() % 64 == 0 && bits > ORACLE_MIN_BITS &&
+		    next * ORACLE_LOAD <= bits / 2) {
+			err = name_cmd(BLOOM_IOC_HALVE, "oracle");
+			count(K_ORACLE_HALVE, err);	/* any error is bad */
+			if (!err)
+				bits /= 2;
+		}
 	}
 }
 
+/*
+ * Tests 32 keys added before the test began (each must be present) and
+ * 32 keys never added (counted: most must be absent).
+ */
 static void oracle_tester(void)
 {
-	struct bloom_key_addr k[32];
-	uint8_t res[4];
-	uint64_t done;
+	struct bloom_key_addr k[64];
+	uint64_t done, epoch, fp;
+	uint8_t res[8];
 	int i, err;
 
 	while (!stopped()) {
-		done = __atomic_load_n(&sh->oracle_done, __ATOMIC_ACQUIRE);
-		if (!done) {
+		epoch = __atomic_load_n(&sh->oracle_epoch, __ATOMIC_SEQ_CST);
+		done = __atomic_load_n(&sh->oracle_done, __ATOMIC_SEQ_CST);
+		if ((epoch & 1) || !done) {
 			usleep(1000);
 			continue;
 		}
 		for (i = 0; i < 32; i++)
 			addr_key(&k[i], 0x0b000000 + random() % done);
-		err = batch(BLOOM_IOC_TEST, "oracle", k, 32, res);
+		for (; i < 64; i++)
+			addr_key(&k[i], 0x0c000000 + random() % (1 << 24));
+		err = batch(BLOOM_IOC_TEST, "oracle", k, 64, res);
+		if (__atomic_load_n(&sh->oracle_epoch, __ATOMIC_SEQ_CST) != epoch)
+			continue;	/* replaced meanwhile: no verdict */
 		count(K_ORACLE_TEST, err);
-		for (i = 0; !err && i < 32; i++)
+		if (err) {
+			bad("oracle TEST: %s", strerror(-err));
+			continue;
+		}
+		for (i = 0; i < 32; i++)
 			if (!(res[i / 8] >> (i % 8) & 1))
 				bad("false negative: key %u added before the test began",
 				    (k[i].addr[13] << 16) | (k[i].addr[14] << 8) |
 				    k[i].addr[15]);
-		if (err)
-			bad("oracle TEST: %s", strerror(-err));
+		for (fp = 0; i < 64; i++)
+			fp += res[i / 8] >> (i % 8) & 1;
+		__atomic_fetch_add(&sh->fp_tested, 32, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&sh->fp_present, fp, __ATOMIC_RELAXED);
 	}
 }
 
@@ -411,17 +470,22 @@ static int run(const char *cmd)
 static void ruler(const char *ipt)
 {
 	char cmd[256], out[64], line[128] = "";
+	const char *name, *last = NULL;
 	int st, add;
 	FILE *f;
 
 	snprintf(out, sizeof(out), "/tmp/stress-%s.out", ipt);
 	while (!stopped()) {
 		add = random() % 2;
+		/* Delete the rule inserted last, if any: some deletes succeed. */
+		name = !add && last ? last : any_name();
 		snprintf(cmd, sizeof(cmd),
 			 "%s -w -%c OUTPUT -o lo -m bloom --bloom-set %s -j ACCEPT >%s 2>&1",
-			 ipt, add ? 'A' : 'D', any_name(), out);
+			 ipt, add ? 'A' : 'D', name, out);
 		st = run(cmd);
 		count(add ? K_RULE_ADD : K_RULE_DEL, st ? 1 : 0);
+		if (!st)
+			last = add ? name : NULL;
 		if (st == 0 || st == 1 || st == 4)
 			continue;
 		f = fopen(out, "r");
@@ -495,7 +559,7 @@ static int cleanup(void)
 
 int main(int argc, char **argv)
 {
-	int seconds = 60, workers = 3, i, n = 0, err;
+	int seconds = 60, workers = 3, i, n = 0, err, fp_bad;
 	pid_t pids[32];
 	uint64_t total = 0;
 	time_t t0;
@@ -515,7 +579,7 @@ int main(int argc, char **argv)
 		printf("not ok - stress: open /dev/bloom (%s)\n", strerror(errno));
 		return 1;
 	}
-	err = create("oracle", 1 << 22, BLOOM_LAYOUT_STANDARD);
+	err = create("oracle", ORACLE_BITS, BLOOM_LAYOUT_STANDARD);
 	for (i = 0; !err && i < NAMES; i++)
 		err = create(names[i], 1 << 14, BLOOM_LAYOUT_STANDARD);
 	if (err) {
@@ -548,14 +612,20 @@ int main(int argc, char **argv)
 	       sh->nbad ? "not " : "", seconds);
 	for (i = 0; i < sh->nbad && i < BAD_MAX; i++)
 		printf("    # %s\n", sh->bad[i]);
+	fp_bad = !sh->fp_tested || sh->fp_present * 4 > sh->fp_tested;
+	printf("%sok - stress: oracle not saturated: %llu of %llu keys never added present\n",
+	       fp_bad ? "not " : "", (unsigned long long)sh->fp_present,
+	       (unsigned long long)sh->fp_tested);
+	printf("# stress-oracles %llu\n",
+	       (unsigned long long)sh->oracle_epoch / 2 + 1);
 	for (i = 0; i < K_MAX; i++)
-		if (!sh->ops[i])
+		if (sh->ops[i] == sh->errs[i])
 			break;
-	printf("%sok - stress: every kind of operation ran%s%s\n",
+	printf("%sok - stress: every kind of operation succeeded%s%s\n",
 	       i < K_MAX ? "not " : "", i < K_MAX ? ", not " : "",
 	       i < K_MAX ? kind_names[i] : "");
 	err = cleanup();
 	printf("%sok - stress: rules flushed and filters destroyed at the end%s%s\n",
 	       err ? "not " : "", err ? ": " : "", err ? strerror(-err) : "");
-	return sh->nbad || i < K_MAX || err;
+	return sh->nbad || i < K_MAX || err || fp_bad;
 }
