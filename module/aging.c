@@ -300,19 +300,16 @@ void bloom_age_kick(struct bloom_filter *f, struct bloom_contents *c)
 	 */
 	if (READ_ONCE(f->unlisted))
 		return;
-	if (!test_bit(BLOOM_C_ROTATE_DUE, &c->flags) &&
-	    !test_and_set_bit(BLOOM_C_ROTATE_DUE, &c->flags)) {
-		mod_delayed_work(system_power_efficient_wq, &f->age_work, 0);
-		return;
-	}
 	/*
-	 * Already asked, but perhaps of another filter's work: a swap can
-	 * move @c to @f after the request queued the old owner's work.
-	 * Queue @f's unless it is pending (a plain read, no write while
-	 * the request is outstanding).
+	 * Only the first request per rotation queues the work: while it is
+	 * held back (the newest younger than BLOOM_AGE_PERIOD_MIN_MS) the
+	 * work requeues itself with the delay left, and a request queued
+	 * at 0 would run it again and again meanwhile. A swap that moves
+	 * @c to another filter re-arms that filter's work (bloom_age_arm()).
 	 */
-	if (!delayed_work_pending(&f->age_work))
-		queue_delayed_work(system_power_efficient_wq, &f->age_work, 0);
+	if (!test_bit(BLOOM_C_ROTATE_DUE, &c->flags) &&
+	    !test_and_set_bit(BLOOM_C_ROTATE_DUE, &c->flags))
+		mod_delayed_work(system_power_efficient_wq, &f->age_work, 0);
 }
 
 /**

@@ -136,16 +136,18 @@ static void warn_full(struct bloom_filter *f, struct bloom_contents *c)
 {
 	unsigned long last, now = jiffies;
 
-	if (test_bit(BLOOM_C_FULL_WARNED, &c->flags) ||
-	    test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags))
+	if (test_bit(BLOOM_C_FULL_WARNED, &c->flags))
 		return;
+	/* A plain read: under a flood only the line's owner writes it. */
 	last = READ_ONCE(f->full_warned);
 	if (last && time_before(now, last + BLOOM_FULL_WARN_SECS * HZ))
 		return;
-	if (cmpxchg(&f->full_warned, last, now ?: 1) != last)
+	if (test_and_set_bit(BLOOM_C_FULL_WARNED, &c->flags) ||
+	    cmpxchg(&f->full_warned, last, now ?: 1) != last)
 		return;
-	pr_warn("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
-		rcu_dereference(f->name)->s, c->core.g.capacity);
+	/* And a bound over all filters: namespaces may have many. */
+	pr_warn_ratelimited("bloom: filter \"%s\" is full (capacity %llu keys): new keys are no longer added; clear it or swap in a larger filter\n",
+			    rcu_dereference(f->name)->s, c->core.g.capacity);
 }
 
 /*
@@ -166,11 +168,16 @@ static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c,
 		return false;
 	/*
 	 * An aging filter that rotates when full keeps adding to the newest
-	 * until the rotation it asks for has run: briefly over capacity.
+	 * until the rotation it asks for has run (at most
+	 * BLOOM_AGE_PERIOD_MIN_MS after the last), but to twice its capacity
+	 * at most: a flood of new keys must not fill it until every test
+	 * answers "seen".
 	 */
 	if (c->core.g.age_flags & BLOOM_AGE_F_FULL) {
 		bloom_age_kick(f, c);
-		return false;
+		if (!bloom_over_capacity(&c->core.g,
+					 (bloom_word_read(&b->inserted) + 2) / 2))
+			return false;
 	}
 	warn_full(f, c);
 	return true;

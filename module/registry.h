@@ -188,11 +188,11 @@ static inline bool bloom_contents_add(struct bloom_contents *c,
 				      struct bloom_bits *b, u64 h)
 {
 	struct bloom_contents *half = rcu_dereference(c->halved);
-	bool fresh = bloom_add_hash(&c->core, b, h);
 
+	/* First there: whatever a test finds in @c is in @half too. */
 	if (unlikely(half))
 		bloom_contents_mirror(c, half, &h, 1);
-	return fresh;
+	return bloom_add_hash(&c->core, b, h);
 }
 
 struct bloom_gen_report {

@@ -130,11 +130,11 @@ static u32 apply(struct batch *x, struct bloom_filter *f,
 	}
 	switch (x->cmd) {
 	case BLOOM_IOC_ADD:
-		x->b->hits += bloom_add_batch(&c->core, &c->bits, x->h, n);
-		/* While a halve folds @c: see bloom_contents_add(). */
+		/* While a halve folds @c, first there: see bloom_contents_add(). */
 		half = rcu_dereference(c->halved);
 		if (unlikely(half))
 			bloom_contents_mirror(c, half, x->h, n);
+		x->b->hits += bloom_add_batch(&c->core, &c->bits, x->h, n);
 		break;
 	case BLOOM_IOC_TEST:
 		x->b->hits += bloom_test_batch(&c->core, &c->bits, x->h, n,

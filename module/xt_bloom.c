@@ -33,6 +33,10 @@ static_assert(offsetof(struct xt_bloom_mtinfo0, pad) ==
 	      offsetof(struct xt_bloom_mtinfo1, digest_bytes));
 static_assert(offsetof(struct xt_bloom_mtinfo0, filter) ==
 	      offsetof(struct xt_bloom_mtinfo1, filter));
+static_assert(sizeof(struct xt_bloom_mtinfo1) ==
+	      sizeof(struct xt_bloom_mtinfo2));
+static_assert(offsetof(struct xt_bloom_mtinfo1, filter) ==
+	      offsetof(struct xt_bloom_mtinfo2, filter));
 
 /*
  * IPv4 addresses are keyed v4-mapped, so one filter holds both families.
@@ -296,15 +300,25 @@ static int bloom_mt_check0(const struct xt_mtchk_param *par)
 	return err ?: hold_filter(par, info);
 }
 
+/* Revision 1's digest is the retired one: refused in check_info(). */
 static int bloom_mt_check1(const struct xt_mtchk_param *par)
 {
 	struct xt_bloom_mtinfo1 *info = par->matchinfo;
-	int err = check_info(info, BLOOM_KEY_MAX);
+	int err = check_info(info, BLOOM_KEY_DIGEST_V1 + 1);
 
 	return err ?: hold_filter(par, info);
 }
 
-/* Both revisions: the layouts match. */
+static int bloom_mt_check2(const struct xt_mtchk_param *par)
+{
+	struct xt_bloom_mtinfo1 *info = par->matchinfo;
+	int err = info->key_type == BLOOM_KEY_DIGEST_V1 ? -EINVAL :
+		  check_info(info, BLOOM_KEY_MAX);
+
+	return err ?: hold_filter(par, info);
+}
+
+/* Every revision: the layouts match. */
 static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
 {
 	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
@@ -334,6 +348,8 @@ static struct xt_match bloom_mt_reg[] __read_mostly = {
 	BLOOM_MT_REG(0, NFPROTO_IPV6),
 	BLOOM_MT_REG(1, NFPROTO_IPV4),
 	BLOOM_MT_REG(1, NFPROTO_IPV6),
+	BLOOM_MT_REG(2, NFPROTO_IPV4),
+	BLOOM_MT_REG(2, NFPROTO_IPV6),
 };
 
 static int __init bloom_mt_init(void)

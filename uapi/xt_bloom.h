@@ -54,4 +54,22 @@ struct xt_bloom_mtinfo1 {
 	struct bloom_filter *filter __attribute__((aligned(8)));
 };
 
+/*
+ * Revision 2: revision 1's layout, for the digest key of ABI 2
+ * (BLOOM_KEY_DIGEST, the whole TCP header). Revision 1 carries the
+ * retired BLOOM_KEY_DIGEST_V1 only, which the kernel refuses, so that
+ * iptables that knows revision 1 alone never reads a key type it has
+ * no name for: it shows a revision 2 rule as unsupported.
+ */
+struct xt_bloom_mtinfo2 {
+	char	name[BLOOM_NAME_MAX];
+	__u8	key_type;
+	__u8	flags;
+	__u8	digest_bytes;
+	__u8	pad[5];			/* zero */
+
+	/* Used internally by the kernel */
+	struct bloom_filter *filter __attribute__((aligned(8)));
+};
+
 #endif /* _UAPI_XT_BLOOM_H */

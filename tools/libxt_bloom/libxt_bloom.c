@@ -8,10 +8,11 @@
  *   -m bloom [!] --bloom-set NAME --bloom-key digest
  *            [--bloom-digest-bytes N] [--bloom-update]
  *
- * Both revisions are registered on one layout (revision 1's, whose
+ * Every revision is registered on one layout (revision 1's, whose
  * digest_bytes is revision 0's first padding byte): iptables uses the
- * highest the kernel has, and on a kernel with revision 0 only, every
- * rule without a digest still loads.
+ * highest the kernel has. Revision 2 carries the digest key of ABI 2
+ * (revision 1's digest is retired); on a kernel without it, every rule
+ * without a digest still loads.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -167,9 +168,9 @@ static void check_digest(const struct xt_fcheck_call *cb,
 				      "bloom: --bloom-digest-bytes goes with --bloom-key digest only");
 		return;
 	}
-	if (revision < 1)
+	if (revision < 2)
 		xtables_error(PARAMETER_PROBLEM,
-			      "bloom: --bloom-key digest needs a newer xt_bloom kernel module (match revision 1)");
+			      "bloom: --bloom-key digest needs a newer xt_bloom kernel module (match revision 2)");
 	if (info->flags & XT_BLOOM_DST)
 		xtables_error(PARAMETER_PROBLEM,
 			      "bloom: --bloom-dir does not apply to digest keys");
@@ -218,6 +219,11 @@ static void bloom_check0(struct xt_fcheck_call *cb)
 static void bloom_check1(struct xt_fcheck_call *cb)
 {
 	bloom_check(cb, 1);
+}
+
+static void bloom_check2(struct xt_fcheck_call *cb)
+{
+	bloom_check(cb, 2);
 }
 
 static void bloom_print_opts(const struct xt_bloom_mtinfo1 *info,
@@ -275,6 +281,8 @@ static struct xtables_match bloom_mt_reg[] = {
 	BLOOM_MT_REG(0, NFPROTO_IPV6),
 	BLOOM_MT_REG(1, NFPROTO_IPV4),
 	BLOOM_MT_REG(1, NFPROTO_IPV6),
+	BLOOM_MT_REG(2, NFPROTO_IPV4),
+	BLOOM_MT_REG(2, NFPROTO_IPV6),
 };
 
 /* Runs when iptables dlopen()s the extension. */

@@ -374,7 +374,10 @@ static void test_checkentry(void)
 	}
 }
 
-/* Revision 1: the digest key and its payload length N. */
+/*
+ * Revisions 1 and 2: the digest key and its payload length N. The digest
+ * of ABI 2 is revision 2's; revision 1's (digest-v1) is retired.
+ */
 static void test_checkentry1(void)
 {
 	static const struct {
@@ -384,17 +387,18 @@ static void test_checkentry1(void)
 		__u8 key_type, flags, digest_bytes, pad_byte;
 		int want;
 	} cases[] = {
-		{ "a good digest rule", F_DIGEST, 1, BLOOM_KEY_DIGEST, XT_BLOOM_UPDATE, 64, 0, 0 },
-		{ "a digest rule with N = 0", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 0, 0, 0 },
+		{ "a good digest rule", F_DIGEST, 2, BLOOM_KEY_DIGEST, XT_BLOOM_UPDATE, 64, 0, 0 },
+		{ "a digest rule with N = 0", F_DIGEST, 2, BLOOM_KEY_DIGEST, 0, 0, 0, 0 },
 		{ "a good addr rule", F_ADDR, 1, BLOOM_KEY_ADDR, 0, 0, 0, 0 },
-		{ "N one over the maximum", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, BLOOM_DIGEST_BYTES_MAX + 1, 0, ERANGE },
-		{ "N = 255", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 255, 0, ERANGE },
-		{ "a digest key on an addr filter", F_ADDR, 1, BLOOM_KEY_DIGEST, 0, 64, 0, EINVAL },
-		{ "an addr key on a digest filter", F_DIGEST, 1, BLOOM_KEY_ADDR, 0, 0, 0, EINVAL },
+		{ "N one over the maximum", F_DIGEST, 2, BLOOM_KEY_DIGEST, 0, BLOOM_DIGEST_BYTES_MAX + 1, 0, ERANGE },
+		{ "N = 255", F_DIGEST, 2, BLOOM_KEY_DIGEST, 0, 255, 0, ERANGE },
+		{ "a digest key on an addr filter", F_ADDR, 2, BLOOM_KEY_DIGEST, 0, 64, 0, EINVAL },
+		{ "an addr key on a digest filter", F_DIGEST, 2, BLOOM_KEY_ADDR, 0, 0, 0, EINVAL },
 		{ "N with an addr key", F_ADDR, 1, BLOOM_KEY_ADDR, 0, 8, 0, EINVAL },
-		{ "a digest with a direction", F_DIGEST, 1, BLOOM_KEY_DIGEST, XT_BLOOM_DST, 64, 0, EINVAL },
-		{ "non-zero padding", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 64, 1, EINVAL },
-		{ "an unknown key type", F_DIGEST, 1, BLOOM_KEY_MAX, 0, 0, 0, EINVAL },
+		{ "a digest with a direction", F_DIGEST, 2, BLOOM_KEY_DIGEST, XT_BLOOM_DST, 64, 0, EINVAL },
+		{ "non-zero padding", F_DIGEST, 2, BLOOM_KEY_DIGEST, 0, 64, 1, EINVAL },
+		{ "an unknown key type", F_DIGEST, 2, BLOOM_KEY_MAX, 0, 0, 0, EINVAL },
+		{ "revision 1 with the digest key of ABI 2", F_DIGEST, 1, BLOOM_KEY_DIGEST, 0, 64, 0, EINVAL },
 		{ "revision 0 with a digest key", F_DIGEST, 0, BLOOM_KEY_DIGEST, 0, 0, 0, EINVAL },
 		{ "the retired digest-v1 key type", F_DIGEST, 1, BLOOM_KEY_DIGEST_V1, XT_BLOOM_UPDATE, 64, 0, EINVAL },
 		{ "revision 0 with digest-v1", F_DIGEST, 0, BLOOM_KEY_DIGEST_V1, 0, 0, 0, EINVAL },
@@ -430,7 +434,7 @@ static void test_checkentry1(void)
 			       "accepted", err_name(err));
 		}
 		result(users(F_DIGEST) == 2 && users(F_ADDR) == 1,
-		       "%s: revision 1: only the good rules hold filters (users %ld and %ld)",
+		       "%s: revisions 1 and 2: only the good rules hold filters (users %ld and %ld)",
 		       fam, users(F_DIGEST), users(F_ADDR));
 		deltable(f);
 		users_settled(F_DIGEST, 0);
