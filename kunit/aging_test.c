@@ -11,6 +11,7 @@
 #include <linux/kthread.h>
 #include <net/net_namespace.h>
 #include "../module/registry.h"
+#include "../module/kinds/kinds.h"
 #include "bloom_test.h"
 
 #define GENS		3
@@ -434,11 +435,11 @@ static void report_takes_no_rotation_lock(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rp->f));
 	c = contents(rp->f);
 	init_completion(&rp->done);
-	mutex_lock(&c->age.lock);
+	bloom_age_lock(c);
 	t = kthread_run(reporter_fn, rp, "bloom_reporter");
 	done = !IS_ERR(t) &&
 	       wait_for_completion_timeout(&rp->done, msecs_to_jiffies(WAIT_MS));
-	mutex_unlock(&c->age.lock);
+	bloom_age_unlock(c);
 	if (!IS_ERR(t) && !done)	/* it is waiting for the lock we held */
 		wait_for_completion(&rp->done);
 	KUNIT_EXPECT_TRUE_MSG(test, done,

@@ -11,6 +11,7 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include "../module/registry.h"
+#include "../module/kinds/kinds.h"
 
 #define ROUNDS		4000
 #define ROUND_TIMEOUT	(5 * HZ)
@@ -46,9 +47,9 @@ static void positions(const struct bloom_geom *g, u64 i, u64 *mask, u64 n)
 
 	if (!c)
 		return;
-	bloom_add_hash(&c->core, &c->bits, key_hash(c, i));
+	bloom_add_hash(&c->core, bloom_plain_bits(c), key_hash(c, i));
 	for (w = 0; w < n; w++)
-		mask[w] = bloom_word_read(&c->bits.words[w]);
+		mask[w] = bloom_word_read(&bloom_plain_bits(c)->words[w]);
 	bloom_contents_free(c);
 }
 
@@ -126,13 +127,13 @@ static void delete_races_keep_other_keys(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r->c);
 	r->ha = key_hash(r->c, pick_a(test, &g, r->c->core.nwords));
 	hb = key_hash(r->c, 0);
-	bloom_add_hash(&r->c->core, &r->c->bits, hb);
+	bloom_add_hash(&r->c->core, bloom_plain_bits(r->c), hb);
 	t = kthread_run(helper_fn, r, "bloom_del_race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	for (round = 1; round <= ROUNDS; round++) {
 		int mine;
 
-		bloom_add_hash(&r->c->core, &r->c->bits, r->ha);
+		bloom_add_hash(&r->c->core, bloom_plain_bits(r->c), r->ha);
 		atomic_set_release(&r->go, round);
 		mine = bloom_contents_del(r->c, r->ha);
 		if (!wait_for(&r->done, round, jiffies + ROUND_TIMEOUT))
@@ -141,12 +142,12 @@ static void delete_races_keep_other_keys(struct kunit *test)
 		/* One delete finds A, the other finds it gone. */
 		if (!mine + !READ_ONCE(r->theirs) != 1)
 			not_one++;
-		if (mine && bloom_test_hash(&r->c->core, &r->c->bits, r->ha))
+		if (mine && bloom_test_hash(&r->c->core, bloom_plain_bits(r->c), r->ha))
 			stale++;
-		if (!bloom_test_hash(&r->c->core, &r->c->bits, hb)) {
+		if (!bloom_test_hash(&r->c->core, bloom_plain_bits(r->c), hb)) {
 			lost++;
-			bloom_bits_clear(&r->c->core, &r->c->bits);
-			bloom_add_hash(&r->c->core, &r->c->bits, hb);
+			bloom_bits_clear(&r->c->core, bloom_plain_bits(r->c));
+			bloom_add_hash(&r->c->core, bloom_plain_bits(r->c), hb);
 		}
 		if (!(round % 64))
 			cond_resched();

@@ -9,6 +9,7 @@
 #include <linux/kthread.h>
 #include <net/net_namespace.h>
 #include "../module/registry.h"
+#include "../module/kinds/kinds.h"
 
 static int make(const char *name, u8 key_type, u8 layout)
 {
@@ -166,7 +167,7 @@ static u64 inserted_of(struct bloom_filter *f)
 	u64 n;
 
 	rcu_read_lock();
-	n = bloom_word_read(&rcu_dereference(f->contents)->bits.inserted);
+	n = bloom_word_read(&bloom_plain_bits(rcu_dereference(f->contents))->inserted);
 	rcu_read_unlock();
 	return n;
 }
@@ -460,13 +461,13 @@ static void contents_bytes_saturate(struct kunit *test)
 
 	/* One array's size is just under SIZE_MAX: aligning it wraps. */
 	core.nwords = SIZE_MAX / sizeof(u64) - 5;
-	KUNIT_EXPECT_EQ(test, bloom_contents_bytes(&core), SIZE_MAX);
+	KUNIT_EXPECT_EQ(test, bloom_aging_ops.bytes(&core), SIZE_MAX);
 	/* Each array fits, G + 1 of them do not. */
 	core.g.gens = BLOOM_GENERATIONS_MAX;
 	core.nwords = SIZE_MAX / sizeof(u64) / 4;
-	KUNIT_EXPECT_EQ(test, bloom_contents_bytes(&core), SIZE_MAX);
+	KUNIT_EXPECT_EQ(test, bloom_aging_ops.bytes(&core), SIZE_MAX);
 	core.nwords = 1 << 20;
-	KUNIT_EXPECT_LT(test, bloom_contents_bytes(&core), (size_t)(80 << 20));
+	KUNIT_EXPECT_LT(test, bloom_aging_ops.bytes(&core), (size_t)(80 << 20));
 }
 
 static struct kunit_case registry_cases[] = {

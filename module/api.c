@@ -4,7 +4,9 @@
  * Tests and adds run under rcu_read_lock() against the filter's current
  * contents, take no lock and never sleep.
  *
- * On an aging filter of G generations rotated every T (aging.c), a test
+ * Each kind of contents answers for itself (kind.h); none is named here.
+ *
+ * On an aging filter of G generations rotated every T (kinds/aging.c), a test
  * looks in every generation and an add goes to the newest (a key found
  * only in an older one is added again, which renews it). A key is then
  * present for at least (G - 1) T and at most G T after its last add:
@@ -83,22 +85,12 @@ static void count(struct bloom_filter *f, bool hit)
 		this_cpu_inc(f->stats->misses);
 }
 
-/* Under rcu_read_lock(): plain contents probe one array, aging ones G. */
-static bool test_hash_rcu(struct bloom_contents *c, u64 h)
-{
-	struct bloom_bits *newest;
-
-	if (likely(!bloom_aged(c)))
-		return bloom_test_hash(&c->core, &c->bits, h);
-	return bloom_age_find(c, h, &newest) >= 0;
-}
-
 /* Under rcu_read_lock(). */
 static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 
-	return test_hash_rcu(c, bloom_hash(&c->core, key, len));
+	return bloom_contents_test(c, bloom_hash(&c->core, key, len));
 }
 
 /**
@@ -151,76 +143,24 @@ static void warn_full(struct bloom_filter *f, struct bloom_contents *c)
 }
 
 /*
- * A filter past its capacity answers with more false positives than it
- * was sized for. The packet path cannot ask anyone, so, like a full
- * ipset, it stops adding new keys there (tests still answer) and says so
- * in the kernel log.
- */
-static bool at_capacity(struct bloom_filter *f, struct bloom_contents *c,
-			struct bloom_bits *b)
-{
-	/*
-	 * A racy read: concurrent adders may each take the last place,
-	 * going past capacity by at most their number.
-	 */
-	if (!bloom_over_capacity(&c->core.g,
-				 bloom_word_read(&b->inserted) + 1))
-		return false;
-	/*
-	 * An aging filter that rotates when full keeps adding to the newest
-	 * until the rotation it asks for has run (at most
-	 * BLOOM_AGE_PERIOD_MIN_MS after the last), but to twice its capacity
-	 * at most: a flood of new keys must not fill it until every test
-	 * answers "seen".
-	 */
-	if (c->core.g.age_flags & BLOOM_AGE_F_FULL) {
-		bloom_age_kick(f, c);
-		if (!bloom_over_capacity(&c->core.g,
-					 (bloom_word_read(&b->inserted) + 2) / 2))
-			return false;
-	}
-	warn_full(f, c);
-	return true;
-}
-
-/*
  * Under rcu_read_lock(): add, and return 1 if it was already present,
- * -ENOSPC if it was not and the filter is full.
- *
- * Only a key no generation holds is new, so only it meets the capacity:
- * a renewal (a key an older generation holds, copied into the newest)
- * adds nothing to the set the filter answers for, and skipping it would
- * let the key expire while the caller was told it was added. Renewals
- * can take the newest past its capacity by at most the keys the older
- * generations hold. Counting contents count every add, even of a key
- * that tests present: a later delete of another key sharing its
- * counters must not take it away.
+ * -ENOSPC if it was not and the filter is full (the kind decides what
+ * full means and says so in the kernel log through warn_full()).
  */
 static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	int ret = bloom_key_check(c->core.g.key_type, key, len);
-	struct bloom_bits *b = &c->bits;
-	bool fresh;
-	int at = 0;
-	u64 h;
+	int plen = -1;
 
 	if (ret)
 		return ret;
-	h = bloom_hash(&c->core, key, len);
-	if (unlikely(bloom_aged(c)))
-		at = bloom_age_find(c, h, &b);
-	else if (!bloom_test_hash(&c->core, b, h))
-		at = -1;
-	if (at < 0 && at_capacity(f, c, b))
-		return -ENOSPC;
-	/* Even a key that tests present must be probed at its length. */
 	if (c->core.g.key_type == BLOOM_KEY_NET)
-		bloom_note_plen(b, ((const struct bloom_key_net *)key)->plen);
-	if (at == 0 && c->core.g.layout != BLOOM_LAYOUT_COUNTING)
-		return 1;
-	fresh = bloom_contents_add(c, b, h);
-	return at >= 0 || !fresh;
+		plen = ((const struct bloom_key_net *)key)->plen;
+	ret = bloom_contents_add(c, bloom_hash(&c->core, key, len), plen);
+	if (unlikely(ret == -ENOSPC))
+		warn_full(f, c);
+	return ret;
 }
 
 /**
@@ -280,12 +220,12 @@ EXPORT_SYMBOL_GPL(bloom_test_and_add);
  * rotations are forgotten. Process context only: it waits for a grace
  * period and for a rotation in progress.
  *
- * Return: 0, -EOPNOTSUPP for a plain filter, -EINTR, -ENOMEM.
+ * Return: 0, -EOPNOTSUPP for a filter that does not age, -EINTR, -ENOMEM.
  */
 int bloom_rotate(struct bloom_filter *f)
 {
 	struct bloom_contents *c = bloom_contents_get(f);
-	int err = bloom_aged(c) ? bloom_age_rotate(c) : -EOPNOTSUPP;
+	int err = bloom_contents_rotate(c);
 
 	bloom_contents_put(c);
 	return err;
@@ -312,7 +252,7 @@ bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 
 	rcu_read_lock();
 	c = rcu_dereference(f->contents);
-	bloom_plens_rcu(c, plens);
+	bloom_contents_plens(c, plens);
 	for (w = BLOOM_PLEN_WORDS - 1; w >= 0 && !hit; w--) {
 		while (plens[w] && !hit) {
 			bit = fls64(plens[w]) - 1;
@@ -320,8 +260,8 @@ bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 			memcpy(key.addr, addr, 16);
 			key.plen = w * 64 + bit;
 			bloom_net_mask(key.addr, key.plen);
-			hit = test_hash_rcu(c, bloom_hash(&c->core, &key,
-							  sizeof(key)));
+			hit = bloom_contents_test(c, bloom_hash(&c->core, &key,
+							      sizeof(key)));
 		}
 	}
 	rcu_read_unlock();

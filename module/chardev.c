@@ -98,6 +98,19 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 	return bloom_registry_publish(net, cr->name, c, false);
 }
 
+/* An aging filter drops its oldest generation now. */
+static long ioc_rotate(struct net *net, const char *name)
+{
+	struct bloom_filter *f = bloom_lookup(net, name);
+	long err;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = bloom_rotate(f);
+	bloom_filter_put(f);
+	return err;
+}
+
 static long ioc_name(struct net *net, void *arg, unsigned int cmd)
 {
 	struct bloom_ioc_name *n = arg;
@@ -110,7 +123,7 @@ static long ioc_name(struct net *net, void *arg, unsigned int cmd)
 	case BLOOM_IOC_CLEAR:
 		return bloom_registry_clear(net, n->name);
 	case BLOOM_IOC_ROTATE:
-		return bloom_registry_rotate(net, n->name);
+		return ioc_rotate(net, n->name);
 	default:
 		return bloom_registry_halve(net, n->name);
 	}
@@ -120,20 +133,8 @@ static int estimate(struct bloom_filter *f, struct bloom_contents *a,
 		    struct bloom_contents *b, void *arg)
 {
 	struct bloom_ioc_pair *p = arg;
-	u64 *hist;
-	int err = bloom_aged(a) || bloom_aged(b) ? -EOPNOTSUPP :
-		  bloom_geom_same(&a->core, &b->core);
 
-	if (err)
-		return err;
-	hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
-	if (!hist)
-		return -ENOMEM;
-	p->intersection = bloom_est_intersection(&a->core, &a->bits, &b->bits,
-						 hist);
-	p->union_ = bloom_est_union(&a->core, &a->bits, &b->bits, hist);
-	kfree(hist);
-	return 0;
+	return bloom_contents_estimate(a, b, &p->intersection, &p->union_);
 }
 
 static long ioc_pair(struct net *net, void *arg, unsigned int cmd)
@@ -200,7 +201,7 @@ static int info(struct bloom_filter *f, struct bloom_contents *c,
 	in->hits = r.hits;
 	in->misses = r.misses;
 	rcu_read_lock();
-	bloom_plens_rcu(c, in->plens);
+	bloom_contents_plens(c, in->plens);
 	rcu_read_unlock();
 	in->users = r.users;
 	in->capacity = g->capacity;

@@ -1,65 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A filter's contents: allocation, references, serialised deletes and
- * the stats report. See registry.h for who holds what.
+ * A filter's contents, whatever their kind: allocation, references,
+ * publication of background work, and the one place that turns an
+ * operation a kind lacks into -EOPNOTSUPP. See kind.h.
  */
 #include <linux/mm.h>
-#include <linux/overflow.h>
-#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
-#include "registry.h"
+#include "kind.h"
 
-/*
- * One array with its counters, padded so that the next starts aligned;
- * SIZE_MAX when that does not fit in a size_t (ALIGN() would wrap it to
- * a small number).
- */
-static size_t array_stride(const struct bloom_core *core)
+/* The kind of contents a geometry asks for. */
+static const struct bloom_kind_ops *kind_of(const struct bloom_geom *g)
 {
-	struct bloom_contents *c;
-	size_t bytes = struct_size(&c->bits, words, core->nwords);
-
-	if (bytes > SIZE_MAX - BLOOM_BLOCK_BITS / 8)
-		return SIZE_MAX;
-	return ALIGN(bytes, BLOOM_BLOCK_BITS / 8);
+	if (g->gens)
+		return &bloom_aging_ops;
+	if (g->layout == BLOOM_LAYOUT_COUNTING)
+		return &bloom_counting_ops;
+	return &bloom_plain_ops;
 }
 
 /**
  * bloom_contents_bytes() - the size of contents of a valid geometry
- * @core: the geometry's core
+ * @g: the geometry
  *
- * An aging filter has G + 1 arrays: its G generations and the spare.
  * The arithmetic saturates: a size that does not fit is SIZE_MAX, which
  * no allocation and no namespace limit grants.
  *
  * Return: the bytes bloom_contents_new() allocates and the namespace
  * limit counts.
  */
-size_t bloom_contents_bytes(const struct bloom_core *core)
+size_t bloom_contents_bytes(const struct bloom_geom *g)
 {
-	struct bloom_contents *c;
+	struct bloom_core core;
 
-	if (!core->g.gens)
-		return struct_size(c, bits.words, core->nwords);
-	return size_add(offsetof(struct bloom_contents, bits),
-			size_mul(array_stride(core), core->g.gens + 1));
+	bloom_core_init(&core, g);
+	return kind_of(g)->bytes(&core);
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_bytes);
 
 size_t bloom_contents_size(const struct bloom_contents *c)
 {
-	return bloom_contents_bytes(&c->core);
+	return c->ops->bytes(&c->core);
 }
 
-/*
+/**
+ * bloom_array_alloc() - zeroed memory for contents or an array
+ * @size: bytes
+ *
  * kvmalloc() refuses more than INT_MAX bytes, and the largest filters
  * are bigger: those go to vmalloc directly. Either way a request the
  * machine cannot serve fails instead of invoking the OOM killer, and
- * the memory is charged to the caller's memory cgroup.
+ * the memory is charged to the caller's memory cgroup. Free with
+ * kvfree().
+ *
+ * Return: the memory or NULL.
  */
-static void *array_alloc(size_t size)
+void *bloom_array_alloc(size_t size)
 {
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
 		    __GFP_NOWARN;
@@ -70,6 +67,51 @@ static void *array_alloc(size_t size)
 }
 
 /**
+ * bloom_budget_room() - is there room for @more bytes? Under @b->lock
+ * @b: the budget
+ * @more: bytes
+ *
+ * Return: 0, -E2BIG (more than the whole limit) or -ENOSPC.
+ */
+int bloom_budget_room(const struct bloom_budget *b, size_t more)
+{
+	lockdep_assert_held(&b->lock);
+	if (more > b->max_bytes)
+		return -E2BIG;
+	if (more > b->max_bytes - min(b->bytes, b->max_bytes))
+		return -ENOSPC;
+	return 0;
+}
+
+/**
+ * bloom_budget_grow() - charge published contents for a growth
+ * @c: contents that grow, published (their kind's work, process context)
+ * @more: the bytes they grow by
+ * @publish: makes the growth visible (and counted by the kind's @bytes),
+ *	called under the budget's lock when it is charged: it must not sleep
+ * @arg: for @publish
+ *
+ * Return: 0, -ENOSPC or -E2BIG (no room), -ESTALE (no longer published).
+ */
+int bloom_budget_grow(struct bloom_contents *c, size_t more,
+		      void (*publish)(struct bloom_contents *c, void *arg),
+		      void *arg)
+{
+	struct bloom_budget *b = c->budget;
+	int err = -ESTALE;
+
+	spin_lock(&b->lock);
+	if (!test_bit(BLOOM_C_RETIRED, &c->flags))
+		err = bloom_budget_room(b, more);
+	if (!err) {
+		b->bytes += more;
+		publish(c, arg);
+	}
+	spin_unlock(&b->lock);
+	return err;
+}
+
+/**
  * bloom_contents_new() - new, empty contents for a valid geometry
  * @g: the geometry
  *
@@ -77,18 +119,18 @@ static void *array_alloc(size_t size)
  */
 struct bloom_contents *bloom_contents_new(const struct bloom_geom *g)
 {
+	const struct bloom_kind_ops *ops = kind_of(g);
 	struct bloom_contents *c;
 	struct bloom_core core;
 
 	bloom_core_init(&core, g);
-	c = array_alloc(bloom_contents_bytes(&core));
+	c = bloom_array_alloc(ops->bytes(&core));
 	if (!c)
 		return NULL;
 	c->core = core;
+	c->ops = ops;
 	refcount_set(&c->ref, 1);
-	spin_lock_init(&c->del_lock);
-	c->age.stride = array_stride(&core);
-	if (g->gens && bloom_age_init(c)) {
+	if (ops->init && ops->init(c)) {
 		kvfree(c);
 		return NULL;
 	}
@@ -99,128 +141,129 @@ EXPORT_SYMBOL_IF_KUNIT(bloom_contents_new);
 /* Contents never published: no reader can have seen them. */
 void bloom_contents_free(struct bloom_contents *c)
 {
-	bloom_age_free(c);
+	if (c->ops->destroy)
+		c->ops->destroy(c);
 	kvfree(c);
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_free);
 
-/**
- * bloom_contents_get() - hold a filter's current contents
- * @f: a filter the caller holds
- *
- * Return: the contents, to release with bloom_contents_put().
- */
-struct bloom_contents *bloom_contents_get(struct bloom_filter *f)
-{
-	struct bloom_contents *c;
-
-	rcu_read_lock();
-	/*
-	 * The pointer may be replaced and the old contents' last
-	 * reference dropped between the load and the increment; then
-	 * the filter already points at newer contents: load again.
-	 */
-	do {
-		c = rcu_dereference(f->contents);
-	} while (!refcount_inc_not_zero(&c->ref));
-	rcu_read_unlock();
-	return c;
-}
-EXPORT_SYMBOL_IF_KUNIT(bloom_contents_get);
-
 /*
  * Drop a reference. The last one frees the contents after a grace
- * period: lockless readers may still be probing them.
+ * period: lockless readers may still be probing them. Any context.
  */
 void bloom_contents_put(struct bloom_contents *c)
 {
 	if (!refcount_dec_and_test(&c->ref))
 		return;
-	/* The view is read under the same RCU sections as the contents. */
-	if (bloom_aged(c))
-		kfree_rcu(rcu_dereference_protected(c->age.view, 1), rcu);
+	/* What the kind hangs off them is read under the same sections. */
+	if (c->ops->destroy)
+		c->ops->destroy(c);
 	kvfree_rcu(c, rcu);
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_put);
 
-/**
- * bloom_contents_del() - delete a key from counting contents
- * @c: the contents, held or under RCU
- * @h: bloom_hash() of the key
- *
- * bloom_del_hash() tests the key, then decrements its counters: two
- * deletes of a key added once could both pass the test and take a
- * counter shared with another key to zero, a false negative for a key
- * nobody deleted. Deletes of the same contents are serialised here; adds
- * and tests stay lockless, since an add racing with a delete of the same
- * key only increments.
- *
- * Return: as bloom_del_hash().
- */
-int bloom_contents_del(struct bloom_contents *c, u64 h)
+/* Published under a name: the kind's background work may begin. */
+void bloom_contents_start(struct bloom_contents *c)
 {
-	int err;
-
-	spin_lock(&c->del_lock);
-	err = bloom_del_hash(&c->core, &c->bits, h);
-	spin_unlock(&c->del_lock);
-	return err;
+	if (c->ops->start)
+		c->ops->start(c);
 }
-EXPORT_SYMBOL_IF_KUNIT(bloom_contents_del);
 
-/**
- * bloom_contents_mirror() - add hashes to contents being folded into
- * @c: plain contents a halve folds, under rcu_read_lock()
- * @half: @c->halved, the half-size contents
- * @h: bloom_hash() of the keys, already added to @c
- * @n: how many
- *
- * The prefix lengths @c holds go too, for a net key just noted there.
+/*
+ * No longer published: the packet path, which may still hold @c under
+ * RCU, queues no new work for it (kinds test the bit under RCU), and it
+ * grows no more. The registry retires contents under their budget's
+ * lock, as it lets go of their bytes.
  */
-void bloom_contents_mirror(struct bloom_contents *c, struct bloom_contents *half,
-			   const u64 *h, u32 n)
+void bloom_contents_retire(struct bloom_contents *c)
 {
-	unsigned int i;
+	set_bit(BLOOM_C_RETIRED, &c->flags);
+}
 
-	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-		bloom_word_or(&half->bits.plens[i],
-			      bloom_word_read(&c->bits.plens[i]));
-	bloom_add_batch(&half->core, &half->bits, h, n);
+/* A grace period after bloom_contents_retire(): end the work. */
+void bloom_contents_stop(struct bloom_contents *c)
+{
+	if (c->ops->stop)
+		c->ops->stop(c);
 }
 
 /**
- * bloom_filter_report() - stats of a filter, for INFO and /proc/net/bloom
- * @f: the filter
- * @c: its contents, held
- * @r: filled in
+ * bloom_contents_unpublish() - retire and stop contents a filter dropped
+ * @c: contents no filter points at any more, still held
  *
- * Walks the whole array, with reschedule points: process context, and no
- * lock held.
+ * Process context. Waits a grace period only for a kind with background
+ * work: clearing a plain filter in a loop stays cheap.
+ */
+void bloom_contents_unpublish(struct bloom_contents *c)
+{
+	if (!c->ops->stop)
+		return;
+	bloom_contents_retire(c);
+	synchronize_rcu();	/* whoever saw it published has queued */
+	bloom_contents_stop(c);
+}
+
+/**
+ * bloom_contents_report() - stats of held contents
+ * @c: the contents
+ * @r: filled in, but for the filter's own fields
+ *
+ * Walks the whole array, with reschedule points: process context, and
+ * no lock held.
  *
  * Return: 0 or -ENOMEM.
  */
-int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
-			struct bloom_report *r)
+int bloom_contents_report(struct bloom_contents *c, struct bloom_report *r)
 {
 	u64 *hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
-	int cpu;
+	int err;
 
 	if (!hist)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
-	if (bloom_aged(c))
-		bloom_age_report(c, r, hist);
-	else
-		bloom_stats(&c->core, &c->bits, hist, &r->st);
+	err = c->ops->report(c, r, hist);
 	kfree(hist);
-	/* Per-CPU counters: a sum racing with updates is only approximate. */
-	for_each_possible_cpu(cpu) {
-		const struct bloom_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
-
-		r->hits += READ_ONCE(s->hits);
-		r->misses += READ_ONCE(s->misses);
-	}
-	r->users = max(atomic_read(&f->users), 0);
-	return 0;
+	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(bloom_filter_report);
+
+/*
+ * Set algebra needs two contents the same code understands (plain and
+ * counting arrays share theirs, and their geometries are compared next);
+ * anything else lacks the operation.
+ */
+int bloom_contents_combine(struct bloom_contents *dst,
+			   struct bloom_contents *src, bool intersect)
+{
+	if (bloom_contents_has(dst, combine) ||
+	    dst->ops->combine != src->ops->combine)
+		return -EOPNOTSUPP;
+	return dst->ops->combine(dst, src, intersect);
+}
+
+int bloom_contents_estimate(struct bloom_contents *a, struct bloom_contents *b,
+			    u64 *intersection, u64 *union_)
+{
+	if (bloom_contents_has(a, estimate) ||
+	    a->ops->estimate != b->ops->estimate)
+		return -EOPNOTSUPP;
+	return a->ops->estimate(a, b, intersection, union_);
+}
+
+/* Return: the new contents, or ERR_PTR(-EOPNOTSUPP, -EINVAL, -ENOMEM). */
+struct bloom_contents *bloom_contents_halve(struct bloom_contents *c)
+{
+	int err = bloom_contents_has(c, halve);
+
+	return err ? ERR_PTR(err) : c->ops->halve(c);
+}
+
+int bloom_contents_rotate(struct bloom_contents *c)
+{
+	return bloom_contents_has(c, rotate) ?: c->ops->rotate(c);
+}
+
+int bloom_contents_del(struct bloom_contents *c, u64 h)
+{
+	return bloom_contents_has(c, del) ?: c->ops->del(c, h);
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_del);

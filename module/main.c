@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 #include "registry.h"
+#include "procfs.h"
 #include "chardev.h"
 
 static int __init bloom_init(void)
@@ -13,15 +14,24 @@ static int __init bloom_init(void)
 
 	if (err)
 		return err;
+	err = bloom_proc_init();
+	if (err)
+		goto registry;
 	err = bloom_chardev_init();
 	if (err)
-		bloom_registry_exit();
+		goto proc;
+	return 0;
+proc:
+	bloom_proc_exit();
+registry:
+	bloom_registry_exit();
 	return err;
 }
 
 static void __exit bloom_exit(void)
 {
 	bloom_chardev_exit();
+	bloom_proc_exit();
 	bloom_registry_exit();
 }
 

@@ -10,6 +10,7 @@
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include "registry.h"
+#include "procfs.h"
 
 /* Position 0 is the header; filter n is at n + 1. Holds what it returns. */
 static void *bloom_seq_start(struct seq_file *seq, loff_t *pos)
@@ -66,8 +67,7 @@ static void show_filter(struct seq_file *seq, struct bloom_filter *f,
 			   r.st.fill_ppb / 10000000,
 			   r.st.fill_ppb / 100000 % 100, r.st.est_fpr_ppb,
 			   r.st.mem_bytes, r.users,
-			   bloom_over_capacity(g, g->gens ? r.gen[0].st.inserted :
-					       r.st.inserted) ? "over" : "ok");
+			   r.over ? "over" : "ok");
 		show_gens(seq, g, &r);
 	}
 	bloom_contents_put(c);
@@ -99,7 +99,7 @@ static const struct seq_operations bloom_seq_ops = {
 	.show = bloom_seq_show,
 };
 
-int bloom_proc_net_init(struct net *net)
+static int __net_init bloom_proc_net_init(struct net *net)
 {
 	if (!IS_ENABLED(CONFIG_PROC_FS))
 		return 0;
@@ -109,7 +109,23 @@ int bloom_proc_net_init(struct net *net)
 	return 0;
 }
 
-void bloom_proc_net_exit(struct net *net)
+static void __net_exit bloom_proc_net_exit(struct net *net)
 {
 	remove_proc_entry("bloom", net->proc_net);
+}
+
+/* After the registry's: a namespace's file goes before its filters. */
+static struct pernet_operations bloom_proc_net_ops = {
+	.init = bloom_proc_net_init,
+	.exit = bloom_proc_net_exit,
+};
+
+int bloom_proc_init(void)
+{
+	return register_pernet_subsys(&bloom_proc_net_ops);
+}
+
+void bloom_proc_exit(void)
+{
+	unregister_pernet_subsys(&bloom_proc_net_ops);
 }

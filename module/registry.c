@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <kunit/visibility.h>
 #include "registry.h"
 
 static u64 max_filters = 1024;
@@ -122,16 +123,6 @@ static struct bloom_contents *contents_locked(struct bloom_net *bn,
 					 lockdep_is_held(&bn->lock));
 }
 
-/* Is there room for @more bytes? */
-static int charge(struct bloom_net *bn, size_t more)
-{
-	if (more > bn->max_bytes)
-		return -E2BIG;
-	if (more > bn->max_bytes - min(bn->bytes, bn->max_bytes))
-		return -ENOSPC;
-	return 0;
-}
-
 /* Registry changes wait for the lock unless the caller is killed. */
 static int lock_registry(struct bloom_net *bn)
 {
@@ -145,6 +136,31 @@ static void bump_generation(struct bloom_net *bn, struct bloom_contents *c)
 }
 
 /*
+ * Under bn->lock: count @c in the budget instead of @old (NULL for a new
+ * filter), which is retired at the same time: contents that grow charge
+ * the budget under its lock unless retired, so @old's size is final here.
+ */
+static int account(struct bloom_net *bn, struct bloom_contents *c,
+		   struct bloom_contents *old)
+{
+	struct bloom_budget *b = &bn->budget;
+	size_t was, now = bloom_contents_size(c);
+	int err;
+
+	spin_lock(&b->lock);
+	was = old ? bloom_contents_size(old) : 0;
+	err = now > was ? bloom_budget_room(b, now - was) : 0;
+	if (!err) {
+		b->bytes = b->bytes - was + now;
+		c->budget = b;
+		if (old)
+			bloom_contents_retire(old);
+	}
+	spin_unlock(&b->lock);
+	return err;
+}
+
+/*
  * Under bn->lock: make @c the contents of @f. Readers see the old or the
  * new contents; the old are freed after a grace period once the last
  * holder lets go.
@@ -153,17 +169,33 @@ static int replace_contents(struct bloom_net *bn, struct bloom_filter *f,
 			    struct bloom_contents *c)
 {
 	struct bloom_contents *old = contents_locked(bn, f);
-	size_t was = bloom_contents_size(old), now = bloom_contents_size(c);
-	int err = now > was ? charge(bn, now - was) : 0;
+	int err = account(bn, c, old);
 
 	if (err)
 		return err;
-	bn->bytes = bn->bytes - was + now;
 	bump_generation(bn, c);
 	rcu_assign_pointer(f->contents, c);
+	bloom_contents_start(c);
+	bloom_contents_unpublish(old);
 	bloom_contents_put(old);
-	bloom_age_arm(f, c);
 	return 0;
+}
+
+/* Under bn->lock: @c, unlisted with its filter, counts no more. */
+static void unaccount(struct bloom_net *bn, struct bloom_contents *c)
+{
+	spin_lock(&bn->budget.lock);
+	bn->budget.bytes -= bloom_contents_size(c);
+	bloom_contents_retire(c);
+	spin_unlock(&bn->budget.lock);
+}
+
+/* A filter never listed. */
+static void filter_free(struct bloom_filter *f)
+{
+	free_percpu(f->stats);
+	kfree(rcu_dereference_protected(f->name, 1));
+	kfree(f);
 }
 
 static struct bloom_filter *filter_alloc(const char *name)
@@ -179,7 +211,6 @@ static struct bloom_filter *filter_alloc(const char *name)
 		goto free;
 	strscpy(n->s, name, sizeof(n->s));
 	RCU_INIT_POINTER(f->name, n);
-	bloom_age_work_init(f);
 	refcount_set(&f->ref, 1);	/* the registry's */
 	return f;
 free:
@@ -197,20 +228,21 @@ static int add_filter(struct bloom_net *bn, const char *name,
 
 	if (bn->nfilters >= bn->max_filters)
 		return -ENOSPC;
-	err = charge(bn, bloom_contents_size(c));
-	if (err)
-		return err;
 	f = filter_alloc(name);
 	if (!f)
 		return -ENOMEM;
+	err = account(bn, c, NULL);
+	if (err) {
+		filter_free(f);
+		return err;
+	}
 	/* Freeing a filter runs module code: hold the module until then. */
 	__module_get(THIS_MODULE);
 	bump_generation(bn, c);
 	RCU_INIT_POINTER(f->contents, c);
 	bn->nfilters++;
-	bn->bytes += bloom_contents_size(c);
 	list_add_tail_rcu(&f->list, &bn->filters);
-	bloom_age_arm(f, c);
+	bloom_contents_start(c);
 	return 0;
 }
 
@@ -230,26 +262,25 @@ int bloom_registry_room(struct net *net, const struct bloom_geom *g,
 			const char *replacing)
 {
 	struct bloom_net *bn = bloom_net(net);
+	size_t need = bloom_contents_bytes(g), was = 0;
 	struct bloom_filter *f = NULL;
-	struct bloom_core core;
-	size_t need, was = 0;
 	int err;
 
-	bloom_core_init(&core, g);
-	need = bloom_contents_bytes(&core);
 	err = lock_registry(bn);
 	if (err)
 		return err;
 	if (replacing)
 		f = find(bn, replacing);
+	spin_lock(&bn->budget.lock);
 	if (f)
 		was = bloom_contents_size(contents_locked(bn, f));
-	if (need > bn->max_bytes)
+	if (need > bn->budget.max_bytes)
 		err = -E2BIG;
 	else if (!f && bn->nfilters >= bn->max_filters)
 		err = -ENOSPC;
 	else if (need > was)
-		err = charge(bn, need - was);
+		err = bloom_budget_room(&bn->budget, need - was);
+	spin_unlock(&bn->budget.lock);
 	mutex_unlock(&bn->lock);
 	return err;
 }
@@ -380,14 +411,14 @@ int bloom_registry_destroy(struct net *net, const char *name)
 		err = -EBUSY;
 	} else {
 		list_del_rcu(&f->list);
-		WRITE_ONCE(f->unlisted, true);
 		bn->nfilters--;
-		bn->bytes -= bloom_contents_size(contents_locked(bn, f));
+		unaccount(bn, contents_locked(bn, f));
 	}
 	mutex_unlock(&bn->lock);
 	if (err)
 		return err;
-	bloom_age_stop(f);
+	/* Unlisted, so nothing replaces its contents any more. */
+	bloom_contents_unpublish(rcu_dereference_protected(f->contents, 1));
 	bloom_filter_put(f);
 	return 0;
 }
@@ -481,11 +512,9 @@ int bloom_registry_swap(struct net *net, const char *a, const char *b)
 		err = -EINVAL;
 		goto unlock;
 	}
+	/* Both stay published, background work and all. */
 	rcu_assign_pointer(fa->contents, cb);
 	rcu_assign_pointer(fb->contents, ca);
-	/* Each filter's work now rotates the contents it has. */
-	bloom_age_arm(fa, cb);
-	bloom_age_arm(fb, ca);
 unlock:
 	mutex_unlock(&bn->lock);
 	return err;
@@ -532,100 +561,32 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
  * @net: the namespace
  * @name: the filter; its probe range must be a power of two
  *
- * No add is ever invisible, before or after the new contents are
- * published: first every add to the old contents also goes to the new
- * ones (@halved, see bloom_contents_add()), and after a grace period no
- * add can still be writing the old contents without doing so; only then
- * is the old array folded in and the result published. Readers see the
- * old contents, which hold every completed add, until then, and the new
- * ones, which hold them too, after. It all runs under the registry lock,
- * so that another halve cannot fold the new contents while adds still
- * mirror into them. For counting filters the fold keeps the larger of
- * two counters (a fold is idempotent): an add mirrored into a counter
- * the fold has not reached yet may be counted once for two keys, so a
- * later delete of one can remove the other; and a delete racing with
- * the fold is not mirrored, so the key may test present again after it.
+ * The kind folds under the registry lock, so that another halve cannot
+ * fold the new contents while adds still reach them through the old
+ * (see its halve operation); they are smaller, so publishing them
+ * cannot fail.
  *
- * Return: 0, -ENOENT, -EINVAL (cannot be halved), -EOPNOTSUPP (an aging
- * filter), -ENOMEM, -ENOSPC (over the namespace's limit), -EINTR.
+ * Return: 0, -ENOENT, -EINVAL (cannot be halved), -EOPNOTSUPP (a kind
+ * that does not halve), -ENOMEM, -EINTR.
  */
 int bloom_registry_halve(struct net *net, const char *name)
 {
 	struct bloom_net *bn = bloom_net(net);
-	struct bloom_contents *old, *c;
+	struct bloom_contents *c;
 	struct bloom_filter *f;
-	struct bloom_geom g;
 	int err;
 
 	err = lock_registry(bn);
 	if (err)
 		return err;
 	f = find_locked(bn, name);
-	err = PTR_ERR_OR_ZERO(f);
-	if (err)
-		goto unlock;
-	old = contents_locked(bn, f);
-	/* Folding G arrays while they rotate is not worth its complexity. */
-	err = bloom_aged(old) ? -EOPNOTSUPP : bloom_halve_geom(&old->core.g, &g);
-	if (err)
-		goto unlock;
-	c = bloom_contents_new(&g);
-	if (!c) {
-		err = -ENOMEM;
-		goto unlock;
-	}
-	rcu_assign_pointer(old->halved, c);
-	synchronize_rcu();	/* every add still writing @old mirrors */
-	bloom_halve(&old->core, &old->bits, &c->core, &c->bits);
-	err = replace_contents(bn, f, c);
-	if (err) {
-		RCU_INIT_POINTER(old->halved, NULL);
-		synchronize_rcu();	/* nobody mirrors into @c any more */
-		bloom_contents_free(c);
-	}
-unlock:
+	c = IS_ERR(f) ? ERR_CAST(f) :
+	    bloom_contents_halve(contents_locked(bn, f));
+	err = PTR_ERR_OR_ZERO(c) ?: replace_contents(bn, f, c);
 	mutex_unlock(&bn->lock);
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_halve);
-
-/* Set the inserted count of @cd after @cs was merged into it. */
-static void merge_count(struct bloom_contents *cd, u64 est, u64 sum)
-{
-	bloom_word_set(&cd->bits.inserted, min(est, sum));
-}
-
-/*
- * Under bn->lock: union or intersect @cs into @cd. The inserted count
- * becomes the estimated size of the result, measured before merging
- * (no more than the sum, or the smaller count, of the two).
- */
-static int combine(struct bloom_net *bn, struct bloom_contents *cd,
-		   struct bloom_contents *cs, bool intersect)
-{
-	u64 nd = bloom_word_read(&cd->bits.inserted);
-	u64 ns = bloom_word_read(&cs->bits.inserted);
-	u64 *hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
-
-	if (!hist)
-		return -ENOMEM;
-	if (intersect) {
-		u64 est = bloom_est_intersection(&cd->core, &cd->bits,
-						 &cs->bits, hist);
-
-		bloom_intersect(&cd->core, &cd->bits, &cs->bits);
-		merge_count(cd, est, min(nd, ns));
-	} else {
-		u64 est = bloom_est_union(&cd->core, &cd->bits, &cs->bits,
-					  hist);
-
-		bloom_union(&cd->core, &cd->bits, &cs->bits);
-		merge_count(cd, est, nd + ns < nd ? U64_MAX : nd + ns);
-	}
-	kfree(hist);
-	bump_generation(bn, cd);
-	return 0;
-}
 
 /**
  * bloom_registry_combine() - union or intersect @src into @dst
@@ -635,7 +596,7 @@ static int combine(struct bloom_net *bn, struct bloom_contents *cd,
  * @intersect: intersect rather than unite
  *
  * Return: 0, -ENOENT, -EINVAL (geometry or seed differ), -EOPNOTSUPP
- * (an aging filter), -ENOMEM, -EINTR.
+ * (kinds without set algebra), -ENOMEM, -EINTR.
  */
 int bloom_registry_combine(struct net *net, const char *dst,
 			   const char *src, bool intersect)
@@ -655,11 +616,9 @@ int bloom_registry_combine(struct net *net, const char *dst,
 		goto unlock;
 	cd = contents_locked(bn, fd);
 	cs = contents_locked(bn, fs);
-	/* Generations of two aging filters have unrelated ages. */
-	err = bloom_aged(cd) || bloom_aged(cs) ? -EOPNOTSUPP :
-	      bloom_geom_same(&cd->core, &cs->core);
+	err = bloom_contents_combine(cd, cs, intersect);
 	if (!err)
-		err = combine(bn, cd, cs, intersect);
+		bump_generation(bn, cd);
 unlock:
 	mutex_unlock(&bn->lock);
 	return err;
@@ -694,22 +653,78 @@ int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set,
 		mutex_unlock(&bn->lock);
 		return -EPERM;
 	}
+	spin_lock(&bn->budget.lock);
 	if (set) {
 		bn->max_filters = l->max_filters;
-		bn->max_bytes = l->max_bytes;
+		bn->budget.max_bytes = l->max_bytes;
 	}
 	if (set && host) {
 		bn->ceil_filters = l->max_filters;
 		bn->ceil_bytes = l->max_bytes;
 	}
 	l->max_filters = bn->max_filters;
-	l->max_bytes = bn->max_bytes;
+	l->max_bytes = bn->budget.max_bytes;
 	l->filters = bn->nfilters;
-	l->bytes = bn->bytes;
+	l->bytes = bn->budget.bytes;
+	spin_unlock(&bn->budget.lock);
 	mutex_unlock(&bn->lock);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_limits);
+
+/**
+ * bloom_contents_get() - hold a filter's current contents
+ * @f: a filter the caller holds
+ *
+ * Return: the contents, to release with bloom_contents_put().
+ */
+struct bloom_contents *bloom_contents_get(struct bloom_filter *f)
+{
+	struct bloom_contents *c;
+
+	rcu_read_lock();
+	/*
+	 * The pointer may be replaced and the old contents' last
+	 * reference dropped between the load and the increment; then
+	 * the filter already points at newer contents: load again.
+	 */
+	do {
+		c = rcu_dereference(f->contents);
+	} while (!refcount_inc_not_zero(&c->ref));
+	rcu_read_unlock();
+	return c;
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_get);
+
+/**
+ * bloom_filter_report() - stats of a filter, for INFO and /proc/net/bloom
+ * @f: the filter
+ * @c: its contents, held
+ * @r: filled in
+ *
+ * Process context, no lock held: the kind walks its arrays.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
+			struct bloom_report *r)
+{
+	int err = bloom_contents_report(c, r);
+	int cpu;
+
+	if (err)
+		return err;
+	/* Per-CPU counters: a sum racing with updates is only approximate. */
+	for_each_possible_cpu(cpu) {
+		const struct bloom_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
+
+		r->hits += READ_ONCE(s->hits);
+		r->misses += READ_ONCE(s->misses);
+	}
+	r->users = max(atomic_read(&f->users), 0);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_filter_report);
 
 /**
  * bloom_registry_read() - look at one or two filters' contents
@@ -811,10 +826,11 @@ static int __net_init bloom_net_init(struct net *net)
 	mutex_init(&bn->lock);
 	INIT_LIST_HEAD(&bn->filters);
 	bn->max_filters = max_filters;
-	bn->max_bytes = max_bytes;
+	spin_lock_init(&bn->budget.lock);
+	bn->budget.max_bytes = max_bytes;
 	bn->ceil_filters = max_filters;
 	bn->ceil_bytes = max_bytes;
-	return bloom_proc_net_init(net);
+	return 0;
 }
 
 /*
@@ -828,24 +844,23 @@ static void __net_exit bloom_net_exit(struct net *net)
 	struct bloom_net *bn = bloom_net(net);
 	struct bloom_filter *f, *tmp;
 
-	bloom_proc_net_exit(net);
 	mutex_lock(&bn->lock);
 	list_for_each_entry(f, &bn->filters, list)
-		WRITE_ONCE(f->unlisted, true);
+		bloom_contents_retire(contents_locked(bn, f));
 	/*
-	 * The rotation work takes no registry lock: stopping it here is
-	 * safe. One grace period covers every kicker that saw a filter
-	 * listed (as bloom_age_stop() does for one), however many
-	 * filters there are.
+	 * Background work takes no registry lock: stopping it here is
+	 * safe. One grace period covers everyone who saw any of these
+	 * contents published (as bloom_contents_unpublish() does for
+	 * one), however many filters there are.
 	 */
 	synchronize_rcu();
 	list_for_each_entry_safe(f, tmp, &bn->filters, list) {
-		bloom_age_cancel(f);
+		bloom_contents_stop(contents_locked(bn, f));
 		list_del_rcu(&f->list);
 		bloom_filter_put(f);
 	}
 	bn->nfilters = 0;
-	bn->bytes = 0;
+	bn->budget.bytes = 0;
 	mutex_unlock(&bn->lock);
 }
 

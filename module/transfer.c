@@ -22,6 +22,7 @@ struct batch {
 	u8 key_type;
 	u8 *keys;		/* CHUNK records */
 	u64 h[CHUNK];
+	u8 plen[CHUNK];		/* net keys' prefix lengths */
 	u64 present[CHUNK / 64];
 	u8 counts[CHUNK];
 };
@@ -56,94 +57,44 @@ static u32 valid_prefix(struct batch *x, u32 n)
 	return i;
 }
 
-/*
- * Under RCU: ADD and TEST on aging contents, key by key: a test looks in
- * every generation, an add goes to the newest (renewing a key an older
- * one holds) and counts the keys no generation held.
- */
-static void apply_aged(struct batch *x, struct bloom_filter *f,
-		       struct bloom_contents *c, u32 n)
+/* Hash the chunk's keys (and note net keys' prefix lengths). */
+static void hash_chunk(struct batch *x, struct bloom_contents *c, u32 n)
 {
-	struct bloom_bits *newest = NULL;
 	u32 i;
-
-	memset(x->present, 0, sizeof(x->present));
-	for (i = 0; i < n; i++) {
-		int at = bloom_age_find(c, x->h[i], &newest);
-
-		if (at >= 0)
-			x->present[i / 64] |= 1ULL << (i % 64);
-		x->b->hits += x->cmd == BLOOM_IOC_TEST ? at >= 0 : at < 0;
-		if (x->cmd != BLOOM_IOC_ADD)
-			continue;
-		/*
-		 * Even a key the newest already holds (perhaps a false
-		 * positive) must have its length noted, or the packet
-		 * path never probes that length.
-		 */
-		if (x->key_type == BLOOM_KEY_NET) {
-			size_t len;
-			const struct bloom_key_net *key = record(x, i, &len);
-
-			bloom_note_plen(newest, key->plen);
-		}
-		if (at)
-			bloom_add_hash(&c->core, newest, x->h[i]);
-	}
-	/* Like the packet path: over capacity asks for a rotation. */
-	if (newest && x->cmd == BLOOM_IOC_ADD &&
-	    (c->core.g.age_flags & BLOOM_AGE_F_FULL) &&
-	    bloom_over_capacity(&c->core.g, bloom_word_read(&newest->inserted)))
-		bloom_age_kick(f, c);
-}
-
-/* Apply the command to @n valid keys; returns how many it applied. */
-static u32 apply(struct batch *x, struct bloom_filter *f,
-		 struct bloom_contents *c, u32 n, int *err)
-{
-	struct bloom_contents *half;
-	u32 i, done = n;
-
-	if (bloom_aged(c)) {
-		if (x->cmd != BLOOM_IOC_ADD && x->cmd != BLOOM_IOC_TEST) {
-			*err = -EOPNOTSUPP;
-			return 0;
-		}
-		for (i = 0; i < n; i++) {
-			size_t len;
-			const void *key = record(x, i, &len);
-
-			x->h[i] = bloom_hash(&c->core, key, len);
-		}
-		apply_aged(x, f, c, n);
-		return n;
-	}
 
 	for (i = 0; i < n; i++) {
 		size_t len;
 		const void *key = record(x, i, &len);
 
 		x->h[i] = bloom_hash(&c->core, key, len);
-		if (x->key_type == BLOOM_KEY_NET && x->cmd == BLOOM_IOC_ADD)
-			bloom_note_plen(&c->bits,
-					((const struct bloom_key_net *)key)->plen);
+		if (x->key_type == BLOOM_KEY_NET)
+			x->plen[i] = ((const struct bloom_key_net *)key)->plen;
 	}
+}
+
+/*
+ * Under RCU: apply the command to @n valid keys; returns how many it
+ * applied. The kind does the work: an ADD notes prefix lengths even of
+ * keys already present, or the packet path never probes those lengths.
+ */
+static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
+{
+	const u8 *plen = x->key_type == BLOOM_KEY_NET ? x->plen : NULL;
+	u32 i, done = n;
+
+	hash_chunk(x, c, n);
 	switch (x->cmd) {
 	case BLOOM_IOC_ADD:
-		/* While a halve folds @c, first there: see bloom_contents_add(). */
-		half = rcu_dereference(c->halved);
-		if (unlikely(half))
-			bloom_contents_mirror(c, half, x->h, n);
-		x->b->hits += bloom_add_batch(&c->core, &c->bits, x->h, n);
+		x->b->hits += c->ops->add_batch(c, x->h, plen, n);
 		break;
 	case BLOOM_IOC_TEST:
-		x->b->hits += bloom_test_batch(&c->core, &c->bits, x->h, n,
-					       x->present);
+		x->b->hits += c->ops->test_batch(c, x->h, n, x->present);
 		break;
 	case BLOOM_IOC_COUNT:
-		for (i = 0; i < n; i++)
-			x->counts[i] = bloom_count_hash(&c->core, &c->bits,
-							x->h[i]);
+		*err = bloom_contents_has(c, count);
+		for (i = 0; i < n && !*err; i++)
+			x->counts[i] = c->ops->count(c, x->h[i]);
+		done = *err ? 0 : n;
 		break;
 	default:
 		for (i = 0; i < n && !*err; i++) {
@@ -185,7 +136,7 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 			return -EFAULT;
 		ok = valid_prefix(x, n);
 		rcu_read_lock();
-		done = apply(x, f, rcu_dereference(f->contents), ok, &err);
+		done = apply(x, rcu_dereference(f->contents), ok, &err);
 		rcu_read_unlock();
 		x->b->done += done;
 		if (!err && ok < n)
@@ -241,15 +192,14 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 		const struct bloom_contents *c;
 
 		/*
-		 * DEL needs counting contents; neither DEL nor COUNT makes
-		 * sense across generations. Contents swapped in meanwhile
-		 * are caught again in apply().
+		 * Before any key is read: a kind that cannot is refused
+		 * whatever the keys. Contents swapped in meanwhile are
+		 * caught again in apply().
 		 */
 		rcu_read_lock();
 		c = rcu_dereference(f->contents);
-		if (bloom_aged(c) || (cmd == BLOOM_IOC_DEL &&
-				      c->core.g.layout != BLOOM_LAYOUT_COUNTING))
-			err = -EOPNOTSUPP;
+		err = cmd == BLOOM_IOC_DEL ? bloom_contents_has(c, del) :
+		      bloom_contents_has(c, count);
 		rcu_read_unlock();
 	}
 	if (!err) {
@@ -272,10 +222,7 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	__le64 *bounce;
 	int err = 0;
 
-	if (bloom_aged(c))
-		bloom_age_snap_hdr(c, &s->hdr);
-	else
-		bloom_snap_make_hdr(&c->core, &c->bits, &s->hdr);
+	c->ops->snap_hdr(c, &s->hdr);
 	/* Changed under bn->lock; a chunked reader compares it per call. */
 	s->generation = READ_ONCE(c->generation);
 	if (s->offset > total || s->len > total - s->offset ||
@@ -287,12 +234,7 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	for (at = 0; at < s->len && !err; at += BOUNCE_BYTES) {
 		u64 n = min_t(u64, BOUNCE_BYTES, s->len - at);
 
-		if (bloom_aged(c))
-			bloom_age_snap_words(c, (s->offset + at) / 8, n / 8,
-					     bounce);
-		else
-			bloom_words_to_le(&c->bits.words[(s->offset + at) / 8],
-					  bounce, n / 8);
+		c->ops->snap_words(c, (s->offset + at) / 8, n / 8, bounce);
 		if (copy_to_user(out + at, bounce, n))
 			err = -EFAULT;
 		else if (fatal_signal_pending(current))
@@ -301,13 +243,14 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	}
 	kfree(bounce);
 	/*
-	 * Aging: a rotation changes the payload as a replacement does. The
-	 * count is read after the copy, so that a rotation since an earlier
-	 * chunk or during this one changes @generation: the reader starts
-	 * over. (Replacements stay far below 2^32.)
+	 * A change other than adds (an aging filter's rotation) changes the
+	 * payload as a replacement does. The count is read after the copy,
+	 * so that a change since an earlier chunk or during this one moves
+	 * @generation: the reader starts over. (Replacements stay far below
+	 * 2^32.)
 	 */
-	if (bloom_aged(c))
-		s->generation += bloom_age_rotations(c) << 32;
+	if (c->ops->snap_changes)
+		s->generation += c->ops->snap_changes(c) << 32;
 	return err;
 }
 
@@ -330,61 +273,85 @@ long bloom_ioc_save(struct net *net, void *arg, unsigned int cmd)
 	return bloom_registry_read(net, s->name, NULL, save, s);
 }
 
-/* Copy one array in, feeding the checksum. */
-static int load_array(bloom_hash_state *st, struct bloom_bits *b,
-		      const u8 __user *in, u64 total, __le64 *bounce)
+/*
+ * A snapshot's payload, read in by the kind through struct
+ * bloom_payload_in: every read feeds the checksum, and the read that
+ * completes the payload checks it, so a kind has verified everything
+ * before it acts on any record it read.
+ */
+struct payload {
+	struct bloom_payload_in in;
+	const u8 __user *at;
+	u64 left;			/* bytes not read yet */
+	u64 checksum;			/* the header's */
+	bloom_hash_state st;
+	__le64 bounce[BOUNCE_BYTES / 8];
+};
+
+/* Account for @n bytes just read into @buf. */
+static int consumed(struct payload *p, const void *buf, size_t n)
 {
-	u64 at;
-
-	for (at = 0; at < total; at += BOUNCE_BYTES) {
-		u64 n = min_t(u64, BOUNCE_BYTES, total - at);
-
-		if (copy_from_user(bounce, in + at, n))
-			return -EFAULT;
-		bloom_hash_update(st, bounce, n);
-		bloom_words_from_le(&b->words[at / 8], bounce, n / 8);
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
+	bloom_hash_update(&p->st, buf, n);
+	p->at += n;
+	p->left -= n;
+	if (!p->left && bloom_hash_final(&p->st) != p->checksum)
+		return -EBADMSG;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	cond_resched();
 	return 0;
 }
 
-/*
- * Copy the payload in, checking it against the header's checksum: for
- * an aging filter the generations' records into @gens, then its arrays,
- * newest first, into arrays 0..G-1 (the view of new contents).
- */
-static int load_payload(struct bloom_contents *c, const u8 __user *in,
-			const struct bloom_snap_hdr *hdr, u64 checksum,
-			struct bloom_snap_gen *gens)
+static int read_bytes(struct bloom_payload_in *in, void *buf, size_t n)
 {
-	u64 bytes = bloom_array_bytes(&c->core);
-	size_t rec = c->core.g.gens * sizeof(*gens);
-	bloom_hash_state *st;
-	unsigned int i;
-	__le64 *bounce;
+	struct payload *p = container_of(in, struct payload, in);
+
+	if (n > p->left)
+		return -EMSGSIZE;
+	if (copy_from_user(buf, p->at, n))
+		return -EFAULT;
+	return consumed(p, buf, n);
+}
+
+static int read_words(struct bloom_payload_in *in, bloom_word_t *w, u64 n)
+{
+	struct payload *p = container_of(in, struct payload, in);
+	u64 i, run;
 	int err = 0;
 
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	bounce = kmalloc(BOUNCE_BYTES, GFP_KERNEL);
-	if (!st || !bounce) {
-		err = -ENOMEM;
-		goto out;
+	if (n > p->left / 8)
+		return -EMSGSIZE;
+	for (i = 0; i < n && !err; i += run) {
+		run = min_t(u64, BOUNCE_BYTES / 8, n - i);
+		if (copy_from_user(p->bounce, p->at, run * 8))
+			return -EFAULT;
+		bloom_words_from_le(&w[i], p->bounce, run);
+		err = consumed(p, p->bounce, run * 8);
 	}
-	bloom_snap_csum_begin(st, hdr);
-	if (rec && copy_from_user(gens, in, rec))
-		err = -EFAULT;
-	bloom_hash_update(st, gens, rec);
-	for (i = 0; i < max_t(unsigned int, c->core.g.gens, 1) && !err; i++)
-		err = load_array(st, bloom_age_array(c, i), in + rec + i * bytes,
-				 bytes, bounce) ?:
-		      bloom_bits_check_tail(&c->core, bloom_age_array(c, i));
-	if (!err && bloom_hash_final(st) != checksum)
-		err = -EBADMSG;
-out:
-	kfree(bounce);
-	kfree(st);
+	return err;
+}
+
+/* The kind reads the payload into new contents, which check it whole. */
+static int load_payload(struct bloom_contents *c, const u8 __user *in,
+			const struct bloom_snap_hdr *hdr,
+			const struct bloom_snap_info *info)
+{
+	struct payload *p = kmalloc(sizeof(*p), GFP_KERNEL);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->in.bytes = read_bytes;
+	p->in.words = read_words;
+	p->at = in;
+	p->left = info->payload_len;
+	p->checksum = info->checksum;
+	bloom_snap_csum_begin(&p->st, hdr);
+	err = c->ops->load(c, &p->in, info);
+	/* Every kind reads its whole payload: the header said how long. */
+	if (!err && WARN_ON_ONCE(p->left))
+		err = -EMSGSIZE;
+	kfree(p);
 	return err;
 }
 
@@ -405,11 +372,10 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 {
 	struct bloom_ioc_restore *r = arg;
 	const u8 __user *in = u64_to_user_ptr(r->buf);
-	struct bloom_snap_gen gens[BLOOM_GENERATIONS_MAX];
 	struct bloom_snap_info info;
 	struct bloom_snap_hdr hdr;
 	struct bloom_contents *c;
-	int err, i;
+	int err;
 
 	if (bloom_name_check(r->name) || (r->flags & ~BLOOM_RESTORE_REPLACE) ||
 	    r->reserved0 || r->reserved)
@@ -429,18 +395,10 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 	c = bloom_contents_new(&info.geom);
 	if (!c)
 		return -ENOMEM;
-	err = load_payload(c, in + sizeof(hdr), &hdr, info.checksum, gens);
-	if (!err && bloom_aged(c))
-		err = bloom_age_restore(c, gens);
+	err = load_payload(c, in + sizeof(hdr), &hdr, &info);
 	if (err) {
 		bloom_contents_free(c);
 		return err;
-	}
-	/* An aging filter's counts are per generation: set from @gens. */
-	if (!bloom_aged(c)) {
-		bloom_word_set(&c->bits.inserted, info.inserted);
-		for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-			bloom_word_set(&c->bits.plens[i], info.plens[i]);
 	}
 	return bloom_registry_publish(net, r->name, c,
 				      r->flags & BLOOM_RESTORE_REPLACE);
