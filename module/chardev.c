@@ -46,6 +46,30 @@ static long ioc_version(struct net *net, void *arg)
 	return 0;
 }
 
+/* A filter that grows: the defaults its caller left to us. */
+static void growth_defaults(struct bloom_ioc_create *cr)
+{
+	if (!cr->stages_max)
+		return;
+	if (!cr->growth)
+		cr->growth = BLOOM_GROWTH_DEFAULT;
+	if (!cr->tighten_pct)
+		cr->tighten_pct = BLOOM_TIGHTEN_DEFAULT_PCT;
+}
+
+/*
+ * The first stage's rate, so that the series of a filter that grows
+ * stays below the rate asked for: e (1 - r). Out of range, it is the
+ * geometry check's to refuse.
+ */
+static u64 first_rate(const struct bloom_ioc_create *cr)
+{
+	if (!cr->stages_max || cr->tighten_pct >= 100 ||
+	    cr->fpr_ppb > BLOOM_PPB)
+		return cr->fpr_ppb;
+	return max_t(u64, cr->fpr_ppb * (100 - cr->tighten_pct) / 100, 1);
+}
+
 /*
  * The caller learns the geometry (the seed above all) before the filter
  * appears: if it cannot be told (EFAULT), nothing was created, and a
@@ -66,8 +90,11 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 	struct bloom_contents *c;
 	long err;
 
-	if (names_check(cr->name, NULL) || cr->reserved0 || cr->reserved)
+	if (names_check(cr->name, NULL) || !zeroed(cr->reserved0,
+						   sizeof(cr->reserved0)) ||
+	    cr->reserved)
 		return -EINVAL;
+	growth_defaults(cr);
 	if (by_rate ? (cr->bits || cr->hashes || !cr->capacity) :
 		      !(cr->bits && cr->hashes))
 		return -EINVAL;
@@ -76,7 +103,8 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 	if (g.layout >= BLOOM_LAYOUT_MAX)
 		return -EINVAL;
 	if (by_rate) {
-		err = bloom_geom_size(cr->capacity, cr->fpr_ppb, g.layout, &g);
+		err = bloom_geom_size(cr->capacity, first_rate(cr), g.layout,
+				      &g);
 		if (err)
 			return err;
 		/* Sizing fills in m and k only. */
@@ -84,6 +112,9 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 		g.age_flags = cr->age_flags;
 		g.period_ms = cr->period_ms;
 	}
+	g.stages_max = cr->stages_max;
+	g.growth = cr->growth;
+	g.tighten_pct = cr->tighten_pct;
 	err = bloom_registry_prepare(net, cr->name, &g, &c);
 	if (err)
 		return err;
@@ -231,6 +262,60 @@ static long ioc_info(struct net *net, void *arg)
 	return bloom_registry_read(net, in->name, NULL, info, in);
 }
 
+/* Copy out stage @i's figures; @s holds the filter's growth too. */
+static int put_stage(struct bloom_ioc_stages *in,
+		     const struct bloom_stage_report *s, u32 i)
+{
+	struct bloom_ioc_stage out = {
+		.bits = s->g.bits, .capacity = s->g.capacity,
+		.inserted = s->st.inserted, .bits_set = s->st.bits_set,
+		.fill_ppb = s->st.fill_ppb, .est_fpr_ppb = s->st.est_fpr_ppb,
+		.mem_bytes = s->st.mem_bytes, .hashes = s->g.hashes,
+	};
+	void __user *to = u64_to_user_ptr(in->buf) + (size_t)i * sizeof(out);
+
+	return copy_to_user(to, &out, sizeof(out)) ? -EFAULT : 0;
+}
+
+static int stages(struct bloom_filter *f, struct bloom_contents *c,
+		  struct bloom_contents *unused, void *arg)
+{
+	struct bloom_ioc_stages *in = arg;
+	struct bloom_stage_report *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	u32 i;
+	int err = s ? 0 : -ENOMEM;
+
+	for (i = 0; !err; i++) {
+		err = bloom_contents_stage(c, i, s);
+		if (!err && i < in->count)
+			err = put_stage(in, s, i);
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+	}
+	if (err == -ENOENT) {
+		in->stages = s->stages;
+		in->stages_max = c->core.g.stages_max;
+		in->growth = c->core.g.growth;
+		in->tighten_pct = c->core.g.tighten_pct;
+		in->full = s->full;
+		in->bound_ppb = s->bound_ppb;
+		err = 0;
+	}
+	kfree(s);
+	return err;
+}
+
+static long ioc_stages(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_stages *in = arg;
+
+	if (names_check(in->name, NULL) || in->stages || in->stages_max ||
+	    in->growth || in->tighten_pct || in->full || in->reserved ||
+	    in->bound_ppb || in->reserved2)
+		return -EINVAL;
+	return bloom_registry_read(net, in->name, NULL, stages, in);
+}
+
 struct list_ctx {
 	struct bloom_ioc_list *l;
 	char (*names)[BLOOM_NAME_MAX];
@@ -346,6 +431,7 @@ static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_RESTORE,	true,  bloom_ioc_restore },
 	{ BLOOM_IOC_LIMITS,	false, do_limits },
 	{ BLOOM_IOC_ROTATE,	true,  ioc_name },
+	{ BLOOM_IOC_STAGES,	false, ioc_stages },
 };
 
 static long bloom_ioctl(struct file *file, unsigned int cmd,

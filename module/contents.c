@@ -15,6 +15,8 @@ static const struct bloom_kind_ops *kind_of(const struct bloom_geom *g)
 {
 	if (g->gens)
 		return &bloom_aging_ops;
+	if (g->stages_max)
+		return &bloom_scalable_ops;
 	if (g->layout == BLOOM_LAYOUT_COUNTING)
 		return &bloom_counting_ops;
 	return &bloom_plain_ops;
@@ -39,8 +41,11 @@ size_t bloom_contents_bytes(const struct bloom_geom *g)
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_bytes);
 
+/* Under the budget's lock once published: contents may grow. */
 size_t bloom_contents_size(const struct bloom_contents *c)
 {
+	if (c->ops->size)
+		return c->ops->size(c);
 	return c->ops->bytes(&c->core);
 }
 
@@ -147,18 +152,20 @@ void bloom_contents_free(struct bloom_contents *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_free);
 
+static void contents_free_rcu(struct rcu_head *rcu)
+{
+	bloom_contents_free(container_of(rcu, struct bloom_contents, rcu));
+}
+
 /*
  * Drop a reference. The last one frees the contents after a grace
- * period: lockless readers may still be probing them. Any context.
+ * period: lockless readers may still be probing them, and what the
+ * kind hangs off them. Any context.
  */
 void bloom_contents_put(struct bloom_contents *c)
 {
-	if (!refcount_dec_and_test(&c->ref))
-		return;
-	/* What the kind hangs off them is read under the same sections. */
-	if (c->ops->destroy)
-		c->ops->destroy(c);
-	kvfree_rcu(c, rcu);
+	if (refcount_dec_and_test(&c->ref))
+		call_rcu(&c->rcu, contents_free_rcu);
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_put);
 
@@ -225,6 +232,7 @@ int bloom_contents_report(struct bloom_contents *c, struct bloom_report *r)
 	kfree(hist);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_report);
 
 /*
  * Set algebra needs two contents the same code understands (plain and
@@ -261,6 +269,39 @@ int bloom_contents_rotate(struct bloom_contents *c)
 {
 	return bloom_contents_has(c, rotate) ?: c->ops->rotate(c);
 }
+
+/* Kinds that do not grow have room for whatever comes. */
+int bloom_contents_make_room(struct bloom_contents *c, u32 n)
+{
+	return c->ops->make_room ? c->ops->make_room(c, n) : 0;
+}
+
+/**
+ * bloom_contents_stage() - one stage of held contents that grow
+ * @c: the contents
+ * @i: the stage, from 0 (the oldest)
+ * @s: filled in
+ *
+ * Return: 0, -ENOENT past the last stage, -EOPNOTSUPP for kinds without
+ * stages, -ENOMEM.
+ */
+int bloom_contents_stage(struct bloom_contents *c, u32 i,
+			 struct bloom_stage_report *s)
+{
+	u64 *hist;
+	int err = bloom_contents_has(c, stage);
+
+	if (err)
+		return err;
+	hist = kmalloc_array(BLOOM_HIST_WORDS, sizeof(u64), GFP_KERNEL);
+	if (!hist)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	err = c->ops->stage(c, i, s, hist);
+	kfree(hist);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_contents_stage);
 
 int bloom_contents_del(struct bloom_contents *c, u64 h)
 {

@@ -44,6 +44,15 @@ struct bloom_report {
 	struct bloom_gen_report gen[BLOOM_GENERATIONS_MAX];	/* newest first */
 };
 
+/* One stage of contents that grow, and how they grow. */
+struct bloom_stage_report {
+	struct bloom_geom g;		/* the stage's */
+	struct bloom_stats st;
+	u32 stages;			/* how many there are */
+	bool full;			/* at a limit: none to come */
+	u64 bound_ppb;			/* the rate they stay below */
+};
+
 /*
  * A snapshot payload being read in (transfer.c provides it): @words
  * copies @n little-endian words into an array, @bytes a small record;
@@ -58,8 +67,10 @@ struct bloom_payload_in {
  * struct bloom_kind_ops - what a kind of contents does
  * @bytes: bytes to allocate (and to count against the namespace's limit)
  *	for a valid geometry of the kind; SIZE_MAX when that overflows
+ * @size: the bytes contents that grow hold now, under their budget's
+ *	lock (NULL: @bytes of their geometry)
  * @init: set up new, zeroed contents (core filled in); 0 or -ENOMEM
- * @destroy: free what @init allocated beside the contents; runs once
+ * @destroy: free what the kind allocated beside the contents; runs once
  *	no reader can see them (never published, or after a grace period)
  *	and must not sleep
  * @start: published: start background work (process context)
@@ -70,11 +81,15 @@ struct bloom_payload_in {
  *	was present, 0 if added, -ENOSPC when new and full. As @test
  * @plens: the prefix lengths held, under rcu_read_lock()
  * @test_batch: test @n hashes, set their bits in @present; the hits
+ * @make_room: before a batch of @n adds, in process context: contents
+ *	that grow do so now rather than overfill (0 or -EINTR)
  * @add_batch: add @n hashes (prefix lengths in @plen, or NULL); the
  *	keys that were new
  * @del: delete @h (counting); as bloom_del_hash()
  * @count: the smallest counter of @h
  * @report: fill @r->st, @r->over and the kind's fields; may sleep
+ * @stage: stats of stage @i of contents that grow, and their growth
+ *	parameters in @s; -ENOENT past the last (may sleep)
  * @snap_hdr: the snapshot header, checksum zero
  * @snap_words: words @first..@first + @n - 1 of the payload, into @out
  * @snap_changes: a count that moves when the payload changes other than
@@ -89,6 +104,7 @@ struct bloom_payload_in {
  */
 struct bloom_kind_ops {
 	size_t (*bytes)(const struct bloom_core *core);
+	size_t (*size)(const struct bloom_contents *c);
 	int (*init)(struct bloom_contents *c);
 	void (*destroy)(struct bloom_contents *c);
 	void (*start)(struct bloom_contents *c);
@@ -99,6 +115,7 @@ struct bloom_kind_ops {
 	void (*plens)(struct bloom_contents *c, u64 *plens);
 	u32 (*test_batch)(struct bloom_contents *c, const u64 *h, u32 n,
 			  u64 *present);
+	int (*make_room)(struct bloom_contents *c, u32 n);
 	u32 (*add_batch)(struct bloom_contents *c, const u64 *h,
 			 const u8 *plen, u32 n);
 	int (*del)(struct bloom_contents *c, u64 h);
@@ -106,6 +123,8 @@ struct bloom_kind_ops {
 
 	int (*report)(struct bloom_contents *c, struct bloom_report *r,
 		      u64 *hist);
+	int (*stage)(struct bloom_contents *c, u32 i,
+		     struct bloom_stage_report *s, u64 *hist);
 	void (*snap_hdr)(struct bloom_contents *c, struct bloom_snap_hdr *h);
 	void (*snap_words)(struct bloom_contents *c, u64 first, u64 n,
 			   __le64 *out);
@@ -173,6 +192,9 @@ int bloom_contents_estimate(struct bloom_contents *a, struct bloom_contents *b,
 struct bloom_contents *bloom_contents_halve(struct bloom_contents *c);
 int bloom_contents_rotate(struct bloom_contents *c);
 int bloom_contents_del(struct bloom_contents *c, u64 h);
+int bloom_contents_make_room(struct bloom_contents *c, u32 n);
+int bloom_contents_stage(struct bloom_contents *c, u32 i,
+			 struct bloom_stage_report *s);
 
 /* 0 if contents @c have operation @op, else the one errno for lacking it. */
 #define bloom_contents_has(c, op)	((c)->ops->op ? 0 : -EOPNOTSUPP)
@@ -185,6 +207,8 @@ INDIRECT_CALLABLE_DECLARE(int bloom_plain_add(struct bloom_contents *c, u64 h,
 extern const struct bloom_kind_ops bloom_plain_ops, bloom_counting_ops;
 /* kinds/aging.c */
 extern const struct bloom_kind_ops bloom_aging_ops;
+/* kinds/scalable.c */
+extern const struct bloom_kind_ops bloom_scalable_ops;
 
 /**
  * bloom_contents_test() - is a hash present? Under rcu_read_lock()

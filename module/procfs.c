@@ -8,6 +8,7 @@
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <net/net_namespace.h>
 #include "registry.h"
 #include "procfs.h"
@@ -49,7 +50,25 @@ static void show_gens(struct seq_file *seq, const struct bloom_geom *g,
 	for (i = 0; i < g->gens; i++)
 		seq_printf(seq, "%s%llu:%llu", i ? "," : "", r->gen[i].age_ms,
 			   r->gen[i].st.inserted);
+}
+
+/*
+ * The last column: each stage of a filter that grows, oldest first, as
+ * inserted/capacity ("-" for other kinds).
+ */
+static void show_stages(struct seq_file *seq, struct bloom_contents *c)
+{
+	struct bloom_stage_report *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	u32 i;
+
+	seq_putc(seq, ' ');
+	for (i = 0; s && !bloom_contents_stage(c, i, s); i++)
+		seq_printf(seq, "%s%llu/%llu", i ? "," : "", s->st.inserted,
+			   s->g.capacity);
+	if (!i)
+		seq_putc(seq, '-');
 	seq_putc(seq, '\n');
+	kfree(s);
 }
 
 static void show_filter(struct seq_file *seq, struct bloom_filter *f,
@@ -69,6 +88,7 @@ static void show_filter(struct seq_file *seq, struct bloom_filter *f,
 			   r.st.mem_bytes, r.users,
 			   r.over ? "over" : "ok");
 		show_gens(seq, g, &r);
+		show_stages(seq, c);
 	}
 	bloom_contents_put(c);
 }
@@ -78,10 +98,11 @@ static int bloom_seq_show(struct seq_file *seq, void *v)
 	char name[BLOOM_NAME_MAX];
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %-5s %4s %10s %s\n",
+		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %-5s %4s %10s %s %s\n",
 			   "name", "layout", "key", "m", "k", "capacity",
 			   "inserted", "fill", "fpr_ppb", "bytes", "users",
-			   "state", "gens", "period_ms", "age_ms:inserted");
+			   "state", "gens", "period_ms", "age_ms:inserted",
+			   "stages");
 		return 0;
 	}
 	rcu_read_lock();

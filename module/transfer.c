@@ -123,6 +123,15 @@ static int put_results(struct batch *x, u32 first, u32 n)
 	       -EFAULT : 0;
 }
 
+/* Contents that grow do so before a chunk of adds, not in the middle. */
+static void make_room(struct bloom_filter *f, u32 n)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+
+	bloom_contents_make_room(c, n);
+	bloom_contents_put(c);
+}
+
 static int run_batch(struct bloom_filter *f, struct batch *x)
 {
 	const u8 __user *keys = u64_to_user_ptr(x->b->keys);
@@ -135,6 +144,8 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 				   (size_t)n * x->b->stride))
 			return -EFAULT;
 		ok = valid_prefix(x, n);
+		if (x->cmd == BLOOM_IOC_ADD)
+			make_room(f, ok);
 		rcu_read_lock();
 		done = apply(x, rcu_dereference(f->contents), ok, &err);
 		rcu_read_unlock();
@@ -213,18 +224,24 @@ put:
 	return err;
 }
 
+static u64 snap_changes(struct bloom_contents *c)
+{
+	return c->ops->snap_changes ? c->ops->snap_changes(c) : 0;
+}
+
 static int save(struct bloom_filter *f, struct bloom_contents *c,
 		struct bloom_contents *unused, void *arg)
 {
 	struct bloom_ioc_save *s = arg;
 	u8 __user *out = u64_to_user_ptr(s->buf);
-	u64 total = bloom_snap_payload_bytes(&c->core), at;
+	u64 changes = snap_changes(c), total, at;
 	__le64 *bounce;
 	int err = 0;
 
 	c->ops->snap_hdr(c, &s->hdr);
+	total = le64_to_cpu(s->hdr.payload_len);
 	/* Changed under bn->lock; a chunked reader compares it per call. */
-	s->generation = READ_ONCE(c->generation);
+	s->generation = READ_ONCE(c->generation) + (changes << 32);
 	if (s->offset > total || s->len > total - s->offset ||
 	    (s->offset | s->len) % sizeof(u64))
 		return -EINVAL;
@@ -243,14 +260,14 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	}
 	kfree(bounce);
 	/*
-	 * A change other than adds (an aging filter's rotation) changes the
-	 * payload as a replacement does. The count is read after the copy,
-	 * so that a change since an earlier chunk or during this one moves
-	 * @generation: the reader starts over. (Replacements stay far below
-	 * 2^32.)
+	 * A change other than adds (an aging filter's rotation, a scalable
+	 * one's growth) changes the payload as a replacement does: one
+	 * since an earlier call moves @generation, and one during this
+	 * call makes it a value no other call gives, so that the reader
+	 * starts over either way. (Replacements stay far below 2^32.)
 	 */
-	if (c->ops->snap_changes)
-		s->generation += c->ops->snap_changes(c) << 32;
+	if (snap_changes(c) != changes)
+		s->generation = U64_MAX;
 	return err;
 }
 

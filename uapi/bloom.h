@@ -178,6 +178,24 @@ struct bloom_key_digest {
 #define BLOOM_AGE_F_ALL		(BLOOM_AGE_F_FULL)
 
 /*
+ * Scalable filters (Almeida et al., "Scalable Bloom Filters", 2007): up
+ * to @stages_max stages of one layout behind one name. The first holds
+ * the capacity it was created with at error e0; when the newest is
+ * full, a stage of @growth times its capacity at @tighten_pct percent of
+ * its error becomes the newest. Adds go to the newest, tests probe every
+ * stage; the rate stays below e0 / (1 - r) for r = @tighten_pct / 100.
+ * Created from a target rate e, the first stage gets e0 = e (1 - r).
+ */
+#define BLOOM_STAGES_MAX	24
+#define BLOOM_GROWTH_MIN	2
+#define BLOOM_GROWTH_MAX	8
+#define BLOOM_GROWTH_DEFAULT	2
+#define BLOOM_TIGHTEN_MIN_PCT	10
+#define BLOOM_TIGHTEN_MAX_PCT	90
+#define BLOOM_TIGHTEN_DEFAULT_PCT	50
+#define BLOOM_STAGES_DEFAULT	16
+
+/*
  * A snapshot file: this header, little-endian, then @payload_len bytes
  * of the array as little-endian 64-bit words. @checksum is xxh64 (seed 0)
  * over the header with @checksum zeroed, followed by the payload. Bits
@@ -194,6 +212,21 @@ struct bloom_key_digest {
  * filters are still written as version 2.
  */
 #define BLOOM_SNAP_VERSION_AGING	3
+/*
+ * Version 4: a scalable filter. The header describes the first stage;
+ * @reserved[0] holds @stages_max in bits 0-7, @growth in bits 8-15,
+ * @tighten_pct in bits 16-23 and the number of stages S in bits 24-31;
+ * @inserted is the sum and @plens the union over stages. The payload is
+ * S struct bloom_snap_stage, then the S arrays, oldest first: each
+ * stage's geometry follows from the first's (bloom_stage_geom()).
+ */
+#define BLOOM_SNAP_VERSION_SCALABLE	4
+
+struct bloom_snap_stage {
+	__le64	bits;		/* m of the stage, as a check */
+	__le64	inserted;
+	__le64	plens[BLOOM_PLEN_WORDS];
+};
 
 struct bloom_snap_gen {
 	__le64	age_ms;		/* since it became the newest */

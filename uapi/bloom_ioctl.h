@@ -55,6 +55,13 @@ struct bloom_ioc_version {
  * its newest generation holds @capacity keys. Sizing is per generation.
  * A plain filter has all three zero. Memory is accounted for G + 1
  * arrays (one is kept empty for the next rotation).
+ *
+ * A scalable filter (see uapi/bloom.h) has @stages_max in [1,
+ * BLOOM_STAGES_MAX]; @growth (0: BLOOM_GROWTH_DEFAULT) and @tighten_pct
+ * (0: BLOOM_TIGHTEN_DEFAULT_PCT) are filled in when zero. Sized from
+ * @fpr_ppb, its first stage gets fpr_ppb (1 - tighten_pct / 100), so
+ * that all stages together stay below @fpr_ppb. Counting filters and
+ * aging ones cannot grow. Memory is accounted for the stages it has.
  */
 struct bloom_ioc_create {
 	char	name[BLOOM_NAME_MAX];
@@ -69,8 +76,11 @@ struct bloom_ioc_create {
 	__u32	period_ms;		/* in: aging period, 0 = none */
 	__u8	generations;		/* in: 0 = plain filter */
 	__u8	age_flags;		/* in: BLOOM_AGE_F_* */
-	__u16	reserved0;
-	__u64	reserved;
+	__u8	stages_max;		/* in: scalable; 0 = fixed size */
+	__u8	growth;			/* in/out: scalable */
+	__u8	tighten_pct;		/* in/out: scalable */
+	__u8	reserved0[3];
+	__u32	reserved;
 };
 
 /*
@@ -129,6 +139,39 @@ struct bloom_ioc_gen {
 	__u64	inserted;
 	__u64	bits_set;
 	__u64	fill_ppb;
+};
+
+/* One stage of a scalable filter, for BLOOM_IOC_STAGES. */
+struct bloom_ioc_stage {
+	__u64	bits;
+	__u64	capacity;
+	__u64	inserted;
+	__u64	bits_set;
+	__u64	fill_ppb;
+	__u64	est_fpr_ppb;		/* at its current fill */
+	__u64	mem_bytes;
+	__u32	hashes;
+	__u32	reserved;
+};
+
+/*
+ * BLOOM_IOC_STAGES: the stages of a scalable filter (EOPNOTSUPP for
+ * other kinds), oldest first: @stages of them, of which the first
+ * min(@stages, @count) are copied to @buf (an array of @count structs).
+ * @bound_ppb is the rate the filter stays below (uapi/bloom.h).
+ */
+struct bloom_ioc_stages {
+	char	name[BLOOM_NAME_MAX];	/* in */
+	__u64	buf;			/* in: user pointer */
+	__u32	count;			/* in */
+	__u32	stages;			/* out */
+	__u8	stages_max;		/* out */
+	__u8	growth;			/* out */
+	__u8	tighten_pct;		/* out */
+	__u8	full;			/* out: at a limit, no stage to come */
+	__u32	reserved;
+	__u64	bound_ppb;		/* out */
+	__u64	reserved2;
 };
 
 /*
@@ -251,6 +294,7 @@ struct bloom_ioc_limits {
 #define BLOOM_IOC_RESTORE	_IOW(BLOOM_IOC_MAGIC, 17, struct bloom_ioc_restore)
 #define BLOOM_IOC_LIMITS	_IOWR(BLOOM_IOC_MAGIC, 18, struct bloom_ioc_limits)
 #define BLOOM_IOC_ROTATE	_IOW(BLOOM_IOC_MAGIC, 19, struct bloom_ioc_name)
-#define BLOOM_IOC_MAX_NR	19
+#define BLOOM_IOC_STAGES	_IOWR(BLOOM_IOC_MAGIC, 20, struct bloom_ioc_stages)
+#define BLOOM_IOC_MAX_NR	20
 
 #endif /* _UAPI_BLOOM_IOCTL_H */

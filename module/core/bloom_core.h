@@ -28,6 +28,9 @@ struct bloom_geom {
 	u8	gens;		/* aging: G generations; 0 when plain */
 	u8	age_flags;	/* BLOOM_AGE_F_* */
 	u32	period_ms;	/* aging: rotation period; 0 = none */
+	u8	stages_max;	/* scalable: most stages; 0 when not */
+	u8	growth;		/* scalable: capacity factor per stage */
+	u8	tighten_pct;	/* scalable: error factor per stage, % */
 };
 
 /* The geometry plus what probing derives from it; immutable. */
@@ -68,6 +71,9 @@ u64 bloom_array_bytes(const struct bloom_core *c);
 int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b);
 u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n);
 u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n);
+int bloom_stage_geom(const struct bloom_geom *g, unsigned int i,
+		     struct bloom_geom *out);
+u64 bloom_stage_bound_ppb(const struct bloom_geom *g);
 
 /*
  * xxh64() for inputs shorter than 32 bytes, inline: the same value as the
@@ -166,6 +172,7 @@ u64 bloom_fill_fpr_q32(u64 x, u64 units, u32 k);
 /* snapshot.c */
 struct bloom_snap_info {
 	struct bloom_geom geom;
+	u32	stages;		/* scalable: how many the payload holds */
 	u64	inserted;
 	u64	plens[BLOOM_PLEN_WORDS];
 	u64	payload_len;
@@ -180,6 +187,7 @@ static inline bool bloom_over_capacity(const struct bloom_geom *g,
 }
 
 u64 bloom_snap_payload_bytes(const struct bloom_core *c);
+int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes);
 int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info);
 void bloom_snap_make_hdr(const struct bloom_core *c,

@@ -16,6 +16,23 @@ static u64 max_units(u8 layout)
 						 BLOOM_MAX_BITS;
 }
 
+/*
+ * A scalable filter: stages of a layout that probes one way (a counting
+ * filter's deletes would have to find the stage a key went to), no
+ * aging, growth and tightening in range.
+ */
+static int scalable_check(const struct bloom_geom *g)
+{
+	if (g->gens || g->period_ms || g->age_flags ||
+	    g->layout == BLOOM_LAYOUT_COUNTING ||
+	    g->stages_max > BLOOM_STAGES_MAX ||
+	    g->growth < BLOOM_GROWTH_MIN || g->growth > BLOOM_GROWTH_MAX ||
+	    g->tighten_pct < BLOOM_TIGHTEN_MIN_PCT ||
+	    g->tighten_pct > BLOOM_TIGHTEN_MAX_PCT)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * bloom_geom_check() - validate a geometry
  * @g: the geometry
@@ -36,6 +53,10 @@ int bloom_geom_check(const struct bloom_geom *g)
 	if (g->layout == BLOOM_LAYOUT_BLOCKED && g->bits % BLOOM_BLOCK_BITS)
 		return -EINVAL;
 	if (g->layout == BLOOM_LAYOUT_PARTITIONED && g->bits % g->hashes)
+		return -EINVAL;
+	if (g->stages_max)
+		return scalable_check(g);
+	if (g->growth || g->tighten_pct)
 		return -EINVAL;
 	/* A plain filter has no aging parameters; an aging one 2..MAX. */
 	if (!g->gens)
@@ -332,3 +353,60 @@ int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_geom_size);
+
+/* The rate of stage 0 at its capacity, the series' first term. */
+static u64 first_rate_ppb(const struct bloom_geom *g)
+{
+	u64 rate = bloom_theory_fpr_ppb(g, g->capacity);
+
+	return rate ? rate : 1;
+}
+
+/**
+ * bloom_stage_geom() - the geometry of stage @i of a scalable filter
+ * @g: the filter's geometry, which is stage 0's
+ * @i: the stage, 0 .. @g->stages_max - 1
+ * @out: filled in: stage 0 is @g itself; stage i holds @g->growth^i
+ *	times the first capacity at (@g->tighten_pct / 100)^i times the
+ *	first stage's rate at its capacity (at least 1 ppb)
+ *
+ * Deterministic, so that the kernel and userspace agree on every
+ * stage's size from the first's. Takes milliseconds (bloom_geom_size()).
+ *
+ * Return: 0, -E2BIG when the stage would be over the size cap.
+ */
+int bloom_stage_geom(const struct bloom_geom *g, unsigned int i,
+		     struct bloom_geom *out)
+{
+	u64 cap = g->capacity, rate = first_rate_ppb(g);
+	unsigned int j;
+	int err;
+
+	*out = *g;
+	for (j = 0; j < i; j++) {
+		if (cap > max_units(g->layout) / g->growth)
+			return -E2BIG;
+		cap *= g->growth;
+		rate = rate * g->tighten_pct / 100;
+		if (!rate)
+			rate = 1;
+	}
+	if (!i)
+		return 0;
+	err = bloom_geom_size(cap, rate, g->layout, out);
+	return err == -EINVAL ? -E2BIG : err;
+}
+EXPORT_SYMBOL_GPL(bloom_stage_geom);
+
+/**
+ * bloom_stage_bound_ppb() - the rate a scalable filter stays below
+ * @g: its geometry
+ *
+ * Return: e0 / (1 - r), the sum of the rates of infinitely many stages
+ * at capacity (an upper bound on the union of their false positives).
+ */
+u64 bloom_stage_bound_ppb(const struct bloom_geom *g)
+{
+	return first_rate_ppb(g) * 100 / (100 - g->tighten_pct);
+}
+EXPORT_SYMBOL_GPL(bloom_stage_bound_ppb);

@@ -24,6 +24,38 @@ u64 bloom_snap_payload_bytes(const struct bloom_core *c)
 EXPORT_SYMBOL_GPL(bloom_snap_payload_bytes);
 
 /**
+ * bloom_stages_payload() - the payload of a scalable filter's snapshot
+ * @g: the filter's (first stage's) geometry
+ * @stages: how many stages it holds
+ * @bytes: set to @stages records and the arrays of stages 0..@stages-1
+ *
+ * Return: 0, or -E2BIG when a stage is over the size cap.
+ */
+int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes)
+{
+	struct bloom_geom sg;
+	struct bloom_core c;
+	u32 i;
+	int err;
+
+	*bytes = (u64)stages * sizeof(struct bloom_snap_stage);
+	for (i = 0; i < stages; i++) {
+		err = bloom_stage_geom(g, i, &sg);
+		if (err)
+			return err;
+		bloom_core_init(&c, &sg);
+		*bytes += bloom_array_bytes(&c);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(bloom_stages_payload);
+
+static int stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes)
+{
+	return stages ? bloom_stages_payload(g, stages, bytes) : 0;
+}
+
+/**
  * bloom_snap_check_hdr() - validate a snapshot header
  * @h: the header, as read
  * @file_len: length of the whole snapshot (header and payload)
@@ -41,6 +73,7 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info)
 {
 	struct bloom_core c;
+	u64 bytes = 0;
 	int i, err;
 	u16 version;
 
@@ -49,11 +82,23 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	if (bloom_le32_to_cpu(h->magic) != BLOOM_SNAP_MAGIC)
 		return -EPROTO;
 	version = bloom_le16_to_cpu(h->version);
-	if ((version != BLOOM_SNAP_VERSION &&
-	     version != BLOOM_SNAP_VERSION_AGING) ||
+	if (version < BLOOM_SNAP_VERSION ||
+	    version > BLOOM_SNAP_VERSION_SCALABLE ||
 	    bloom_le16_to_cpu(h->hdr_len) != sizeof(*h))
 		return -EPROTONOSUPPORT;
 	memset(info, 0, sizeof(*info));
+	if (version == BLOOM_SNAP_VERSION_SCALABLE) {
+		u64 st = bloom_le64_to_cpu(h->reserved[0]);
+
+		/* Bits 32-63 are zero; bloom_geom_check() judges the rest. */
+		info->geom.stages_max = st & 0xff;
+		info->geom.growth = st >> 8 & 0xff;
+		info->geom.tighten_pct = st >> 16 & 0xff;
+		info->stages = st >> 24 & 0xff;
+		if ((st >> 32) || !info->geom.stages_max || !info->stages ||
+		    info->stages > info->geom.stages_max)
+			return -EINVAL;
+	}
 	if (version == BLOOM_SNAP_VERSION_AGING) {
 		u64 age = bloom_le64_to_cpu(h->reserved[0]);
 
@@ -71,7 +116,7 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.bits = bloom_le64_to_cpu(h->bits);
 	info->geom.seed = bloom_le64_to_cpu(h->seed);
 	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
-	for (i = version == BLOOM_SNAP_VERSION_AGING;
+	for (i = version >= BLOOM_SNAP_VERSION_AGING;
 	     i < (int)ARRAY_SIZE(h->reserved); i++)
 		if (h->reserved[i])
 			return -EINVAL;
@@ -88,7 +133,12 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	if (info->plens[BLOOM_PLEN_WORDS - 1] >> 1)
 		return -EINVAL;		/* prefix lengths beyond 128 */
 	bloom_core_init(&c, &info->geom);
-	if (info->payload_len != bloom_snap_payload_bytes(&c) ||
+	err = stages_payload(&info->geom, info->stages, &bytes);
+	if (err)
+		return err;
+	if (!info->stages)
+		bytes = bloom_snap_payload_bytes(&c);
+	if (info->payload_len != bytes ||
 	    file_len - sizeof(*h) != info->payload_len)
 		return -EMSGSIZE;
 	return 0;

@@ -131,10 +131,10 @@ static int aging_init(struct bloom_contents *c)
 	return 0;
 }
 
-/* The view is read under the same RCU sections as the contents. */
+/* Past the contents' last grace period, or never published. */
 static void aging_destroy(struct bloom_contents *c)
 {
-	kfree_rcu(rcu_dereference_protected(aging(c)->view, 1), rcu);
+	kfree(rcu_dereference_protected(aging(c)->view, 1));
 }
 
 /**

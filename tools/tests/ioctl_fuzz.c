@@ -300,8 +300,14 @@ static void fill_create(struct bloom_ioc_create *c)
 		c->period_ms = PICK(0, 1, 10, 1000, ~0U);
 		c->age_flags = one_in(2) ? BLOOM_AGE_F_FULL : below(256);
 	}
+	if (one_in(6)) {	/* a filter that grows */
+		c->stages_max = PICK(0, 1, 2, 16, BLOOM_STAGES_MAX,
+				     BLOOM_STAGES_MAX + 1, 255);
+		c->growth = PICK(0, 1, 2, 8, 9, 255);
+		c->tighten_pct = PICK(0, 9, 10, 50, 90, 91, 255);
+	}
 	if (one_in(20))
-		c->reserved0 = rnd();
+		c->reserved0[below(3)] = rnd();
 	if (one_in(20))
 		c->reserved = rnd();
 }

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: scalable filters (kinds/scalable.c), through the registry and
+ * the in-kernel API. Expected values come from the paper's series, not
+ * from the kind: stage i holds growth^i times the first capacity at
+ * tighten^i times the first rate, and the rates sum below e0 / (1 - r).
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <net/net_namespace.h>
+#include "../module/registry.h"
+#include "bloom_test.h"
+
+#define CAP		256
+#define WAIT_MS		10000	/* for the growth work: liveness only */
+
+static struct bloom_geom grow_geom(u64 capacity, u8 stages_max)
+{
+	struct bloom_geom g = {
+		.key_type = BLOOM_KEY_BYTES, .layout = BLOOM_LAYOUT_BLOCKED,
+		.stages_max = stages_max, .growth = 2, .tighten_pct = 50,
+	};
+
+	/* As CREATE sizes it for 1 %: the first stage at 1 % (1 - 1/2). */
+	bloom_geom_size(capacity, 5000000, g.layout, &g);
+	return g;
+}
+
+/* Stage i: 2^i times the capacity, its rate at most half the last's. */
+static void stages_follow_the_series(struct kunit *test)
+{
+	struct bloom_geom g = grow_geom(1000, 12), s;
+	u64 e0 = bloom_theory_fpr_ppb(&g, g.capacity), sum = 0, want = e0;
+	unsigned int i;
+
+	for (i = 0; i < g.stages_max; i++) {
+		u64 rate;
+
+		KUNIT_ASSERT_EQ(test, bloom_stage_geom(&g, i, &s), 0);
+		KUNIT_EXPECT_EQ(test, s.capacity, 1000ULL << i);
+		KUNIT_EXPECT_EQ(test, s.layout, g.layout);
+		KUNIT_EXPECT_EQ(test, s.seed, g.seed);
+		rate = bloom_theory_fpr_ppb(&s, s.capacity);
+		KUNIT_EXPECT_LE_MSG(test, rate, want + 1, "stage %u", i);
+		sum += rate;
+		want /= 2;
+	}
+	/* The bound: e0 / (1 - 1/2), and every stage together under it. */
+	KUNIT_EXPECT_EQ(test, bloom_stage_bound_ppb(&g), e0 * 2);
+	KUNIT_EXPECT_LE(test, sum, e0 * 2);
+	/* Sized at 0.5 %, the series stays under the 1 % asked for. */
+	KUNIT_EXPECT_LE(test, e0 * 2, 10000000ULL);
+}
+
+/* Add @key, waiting for the growth work while the filter is full. */
+static int add_waiting(struct bloom_filter *f, u64 key)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	int ret;
+
+	while ((ret = bloom_add(f, &key, sizeof(key))) == -ENOSPC &&
+	       time_before(jiffies, end))
+		usleep_range(100, 200);
+	return ret;
+}
+
+static struct bloom_filter *make(struct kunit *test, const char *name,
+				 u64 capacity, u8 stages_max)
+{
+	struct bloom_geom g = grow_geom(capacity, stages_max);
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, name, &g), 0);
+	f = bloom_get(&init_net, name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	return f;
+}
+
+static u32 stages_of(struct bloom_filter *f)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+	struct bloom_stage_report s;
+	u32 n = 0;
+
+	if (!bloom_contents_stage(c, 0, &s))
+		n = s.stages;
+	bloom_contents_put(c);
+	return n;
+}
+
+/*
+ * Twenty times the first capacity goes in: the filter grows, keeps
+ * every key, and answers absent keys under its bound.
+ */
+static void grows_and_keeps_every_key(struct kunit *test)
+{
+	struct bloom_filter *f = make(test, "kunit_grow", CAP, 8);
+	u64 i, n = 20 * CAP, fp = 0, absent = 20000, bound;
+	struct bloom_geom g = grow_geom(CAP, 8);
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, add_waiting(f, i), 0);
+	for (i = 0; i < n; i++)
+		if (!bloom_test(f, &i, sizeof(i)))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, n, "a key added is missing");
+	/* 256 + 512 + ... : 20 x 256 needs five stages. */
+	KUNIT_EXPECT_GE(test, stages_of(f), 5U);
+	for (i = n; i < n + absent; i++)
+		fp += bloom_test(f, &i, sizeof(i));
+	bound = bloom_stage_bound_ppb(&g);
+	/* Three times the bound: a loose margin for 20000 samples. */
+	KUNIT_EXPECT_LE(test, fp * BLOOM_PPB / absent, 3 * bound);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow");
+}
+
+struct adder {
+	struct bloom_filter *f;
+	u64 first, n;
+	u64 missed;		/* keys added, then not found */
+	int err;
+	struct completion done;
+};
+
+/* Add keys, each checked right after its add and again at the end. */
+static int adder_fn(void *arg)
+{
+	struct adder *a = arg;
+	u64 k;
+
+	for (k = a->first; k < a->first + a->n && !a->err; k++) {
+		a->err = add_waiting(a->f, k);
+		if (!a->err && !bloom_test(a->f, &k, sizeof(k)))
+			a->missed++;
+		if (!(k % 64))
+			cond_resched();
+	}
+	for (k = a->first; k < a->first + a->n && !a->err; k++)
+		a->missed += !bloom_test(a->f, &k, sizeof(k));
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * Adders on every CPU grow the filter through several stages: no
+ * completed add is ever missed, across the publication of new stages.
+ */
+static void concurrent_growth_loses_nothing(struct kunit *test)
+{
+	unsigned int i, cpus = clamp(num_online_cpus(), 2U, 8U);
+	struct bloom_filter *f = make(test, "kunit_grow_mt", CAP, 12);
+	struct adder *a = kunit_kcalloc(test, cpus, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	for (i = 0; i < cpus; i++) {
+		a[i] = (struct adder){ .f = f, .first = i * 4096ULL,
+				       .n = 4096 };
+		init_completion(&a[i].done);
+		if (IS_ERR(kthread_run(adder_fn, &a[i], "bloom_adder%u", i)))
+			complete(&a[i].done);
+	}
+	for (i = 0; i < cpus; i++) {
+		wait_for_completion(&a[i].done);
+		KUNIT_EXPECT_EQ(test, a[i].err, 0);
+		KUNIT_EXPECT_EQ_MSG(test, a[i].missed, 0ULL, "adder %u", i);
+	}
+	KUNIT_EXPECT_GT(test, stages_of(f), 4U);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_mt");
+}
+
+/* At the stage maximum it is a full plain filter: ENOSPC, "over". */
+static void growth_stops_at_the_stage_limit(struct kunit *test)
+{
+	struct bloom_filter *f = make(test, "kunit_grow_max", 100, 2);
+	struct bloom_contents *c;
+	struct bloom_report r;
+	u64 i;
+	int ret = 0;
+
+	for (i = 0; i < 10000 && ret != -ENOSPC; i++)
+		ret = add_waiting(f, i);
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, stages_of(f), 2U);
+	/*
+	 * 100 + 200, at most a quarter over while the second grew, and a
+	 * few keys that were false positives (present: not added).
+	 */
+	KUNIT_EXPECT_LE(test, i, 100ULL + 25 + 200 + 1 + 20);
+	c = bloom_contents_get(f);
+	KUNIT_EXPECT_EQ(test, bloom_contents_report(c, &r), 0);
+	KUNIT_EXPECT_TRUE(test, r.over);
+	bloom_contents_put(c);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_max");
+}
+
+/* The namespace's byte limit stops growth too, and counts every stage. */
+static void growth_respects_the_byte_limit(struct kunit *test)
+{
+	struct bloom_limits was, l;
+	struct bloom_filter *f;
+	u64 i;
+	int ret = 0;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &was, false,
+						    true), 0);
+	f = make(test, "kunit_grow_mem", CAP, 12);
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &l, false, true),
+			0);
+	/* Room for the first stage and a little: not for the second. */
+	l.max_bytes = l.bytes + 64;
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &l, true, true),
+			0);
+	for (i = 0; i < 100 * CAP && ret != -ENOSPC; i++)
+		ret = add_waiting(f, i);
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, stages_of(f), 1U);
+	l.max_filters = was.max_filters;
+	l.max_bytes = was.max_bytes;
+	bloom_registry_limits(&init_net, &l, true, true);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_mem");
+	bloom_registry_limits(&init_net, &l, false, true);
+	KUNIT_EXPECT_EQ(test, l.bytes, was.bytes);
+}
+
+/*
+ * Clear goes back to one empty stage, and the namespace's byte count
+ * follows the stages: after destroy it is back where it was.
+ */
+static void clear_goes_back_to_one_stage(struct kunit *test)
+{
+	struct bloom_geom g = grow_geom(CAP, 8);
+	size_t first = bloom_contents_bytes(&g);
+	struct bloom_limits was, l;
+	struct bloom_filter *f;
+	u64 i;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_limits(&init_net, &was, false,
+						    true), 0);
+	f = make(test, "kunit_grow_clr", CAP, 8);
+
+	for (i = 0; i < 4 * CAP; i++)
+		KUNIT_ASSERT_EQ(test, add_waiting(f, i), 0);
+	KUNIT_EXPECT_GT(test, stages_of(f), 1U);
+	/* Stages of 256 and 512 keys at least: over 1.5 first stages. */
+	bloom_registry_limits(&init_net, &l, false, true);
+	KUNIT_EXPECT_GT(test, l.bytes, was.bytes + 3 * first / 2);
+	KUNIT_EXPECT_EQ(test, bloom_registry_clear(&init_net, "kunit_grow_clr"),
+			0);
+	KUNIT_EXPECT_EQ(test, stages_of(f), 1U);
+	i = 1;
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, &i, sizeof(i)));
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_clr");
+	bloom_registry_limits(&init_net, &l, false, true);
+	KUNIT_EXPECT_EQ(test, l.bytes, was.bytes);
+}
+
+static struct kunit_case scalable_cases[] = {
+	KUNIT_CASE(stages_follow_the_series),
+	KUNIT_CASE(grows_and_keeps_every_key),
+	KUNIT_CASE(concurrent_growth_loses_nothing),
+	KUNIT_CASE(growth_stops_at_the_stage_limit),
+	KUNIT_CASE(growth_respects_the_byte_limit),
+	KUNIT_CASE(clear_goes_back_to_one_stage),
+	{}
+};
+
+static struct kunit_suite bloom_scalable_suite = {
+	.name = "bloom_scalable",
+	.test_cases = scalable_cases,
+};
+
+kunit_test_suites(&bloom_scalable_suite);
