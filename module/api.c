@@ -249,6 +249,7 @@ bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 	struct bloom_contents *c;
 	bool hit = false;
 	int w, bit;
+	u64 h;
 
 	rcu_read_lock();
 	c = rcu_dereference(f->contents);
@@ -260,8 +261,8 @@ bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 			memcpy(key.addr, addr, 16);
 			key.plen = w * 64 + bit;
 			bloom_net_mask(key.addr, key.plen);
-			hit = bloom_contents_test(c, bloom_hash(&c->core, &key,
-							      sizeof(key)));
+			h = bloom_hash(&c->core, &key, sizeof(key));
+			hit = bloom_contents_test(c, h);
 		}
 	}
 	rcu_read_unlock();

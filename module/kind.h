@@ -149,7 +149,7 @@ struct bloom_kind_ops {
  * few additions, never an allocation or a wait.
  */
 struct bloom_budget {
-	spinlock_t lock;
+	spinlock_t lock;		/* @bytes, @max_bytes, retiring */
 	u64 bytes;			/* of published contents */
 	u64 max_bytes;
 };

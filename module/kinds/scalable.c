@@ -54,9 +54,10 @@ static struct bloom_scalable *scalable(struct bloom_contents *c)
 	return container_of(c, struct bloom_scalable, c);
 }
 
-/* The stages a reader may probe, and the newest. */
+/* The stages a reader may probe: the newest is the last. */
 static u32 stages(struct bloom_scalable *s)
 {
+	/* Pairs with publish_stage(): the stages counted are whole. */
 	return smp_load_acquire(&s->nstages);
 }
 
