@@ -169,6 +169,23 @@ struct bloom_contents {
 #define BLOOM_C_RETIRED		1	/* no longer published: no new work */
 #define BLOOM_C_KIND		8	/* first bit a kind may use */
 
+/* Set up freshly allocated (zeroed) contents: one reference. */
+static inline void bloom_contents_init(struct bloom_contents *c,
+				       const struct bloom_kind_ops *ops,
+				       const struct bloom_core *core)
+{
+	c->core = *core;
+	c->ops = ops;
+	refcount_set(&c->ref, 1);
+}
+
+/* memory.c */
+void *bloom_array_alloc(size_t size);
+int bloom_budget_room(const struct bloom_budget *b, size_t more);
+int bloom_budget_grow(struct bloom_contents *c, size_t more,
+		      void (*publish)(struct bloom_contents *c, void *arg),
+		      void *arg);
+
 /* contents.c */
 struct bloom_contents *bloom_contents_new(const struct bloom_geom *g);
 void bloom_contents_free(struct bloom_contents *c);
@@ -179,11 +196,6 @@ void bloom_contents_start(struct bloom_contents *c);
 void bloom_contents_retire(struct bloom_contents *c);
 void bloom_contents_stop(struct bloom_contents *c);
 void bloom_contents_unpublish(struct bloom_contents *c);
-void *bloom_array_alloc(size_t size);
-int bloom_budget_room(const struct bloom_budget *b, size_t more);
-int bloom_budget_grow(struct bloom_contents *c, size_t more,
-		      void (*publish)(struct bloom_contents *c, void *arg),
-		      void *arg);
 int bloom_contents_report(struct bloom_contents *c, struct bloom_report *r);
 int bloom_contents_combine(struct bloom_contents *dst,
 			   struct bloom_contents *src, bool intersect);

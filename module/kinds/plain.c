@@ -263,6 +263,22 @@ static int plain_estimate(struct bloom_contents *a, struct bloom_contents *b,
 	return 0;
 }
 
+/* New contents of this kind (plain or counting, as @ops says). */
+static struct bloom_contents *plain_new(const struct bloom_kind_ops *ops,
+					const struct bloom_geom *g)
+{
+	struct bloom_contents *c;
+	struct bloom_core core;
+
+	bloom_core_init(&core, g);
+	c = bloom_array_alloc(plain_bytes(&core));
+	if (!c)
+		return NULL;
+	bloom_contents_init(c, ops, &core);
+	plain_init(c);
+	return c;
+}
+
 /*
  * Under the registry lock, so that another halve cannot fold the new
  * contents while adds still mirror into them. No add is ever invisible:
@@ -287,7 +303,7 @@ static struct bloom_contents *plain_halve(struct bloom_contents *c)
 
 	if (err)
 		return ERR_PTR(err);
-	half = bloom_contents_new(&g);
+	half = plain_new(c->ops, &g);
 	if (!half)
 		return ERR_PTR(-ENOMEM);
 	rcu_assign_pointer(p->halved, half);

@@ -17,6 +17,14 @@
  * medians of REPS runs of OPS lookups each, hashing included. A structure
  * that misses a present key fails the load (-EIO): then it was not
  * filled, and its figures would mean nothing.
+ *
+ * "api" is the whole in-kernel API path of a named blocked filter (the
+ * registry's RCU pointer, the kind's test, the stats counter), what
+ * xt_bloom calls per packet: bloom_test() on a filter in init_net.
+ * "api-grown" is a scalable filter grown from N / 128 to N keys (K is
+ * printed 0): an absent key probes every stage. It stays listed, as
+ * "kbench_grown", until the module is unloaded, so that its stages can
+ * be read from /proc/net/bloom.
  */
 #include <linux/bpf.h>
 #include <linux/module.h>
@@ -24,7 +32,15 @@
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
+#include <linux/delay.h>
+#include <net/net_namespace.h>
 #include "bloom_core.h"
+#include "bloom.h"
+
+/* registry.h: exported, declared here to keep the registry private. */
+int bloom_registry_create(struct net *net, const char *name,
+			  struct bloom_geom *g);
+int bloom_registry_destroy(struct net *net, const char *name);
 
 #define GROUP	4096	/* keys per batch */
 #define OPS	(49 * GROUP)	/* lookups per run */
@@ -46,6 +62,7 @@ struct kbench {
 	struct bloom_core c;
 	struct bloom_bits *b;
 	struct bpf_map *map;
+	struct bloom_filter *f;
 	u64 h[GROUP];
 	u64 present[GROUP / 64];
 	u64 hits;
@@ -89,6 +106,16 @@ static void t_bpf(struct kbench *x, u64 base)
 	for (i = 0; i < OPS; i++) {
 		key = pick(i, base);
 		x->hits += !x->map->ops->map_peek_elem(x->map, &key);
+	}
+}
+
+static void t_api(struct kbench *x, u64 base)
+{
+	u64 i, key;
+
+	for (i = 0; i < OPS; i++) {
+		key = pick(i, base);
+		x->hits += bloom_test(x->f, &key, sizeof(key));
 	}
 }
 
@@ -190,6 +217,73 @@ static int bench_layout(struct kbench *x, u8 layout)
 	return err;
 }
 
+/* Add keys 0 .. n - 1, waiting while a filter that grows is full. */
+static int api_fill(struct kbench *x)
+{
+	u64 key;
+	int err, tries;
+
+	for (key = 0; key < n; key++) {
+		for (tries = 0; tries < 1000; tries++) {
+			err = bloom_add(x->f, &key, sizeof(key));
+			if (err != -ENOSPC)
+				break;
+			usleep_range(100, 200);
+		}
+		if (err)
+			return err;
+		if (!(key % GROUP))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Fill filter @name, time it; destroy it unless @keep. */
+static int bench_api(struct kbench *x, struct bloom_geom *g, const char *name,
+		     const char *what, u32 k, bool keep)
+{
+	int err = bloom_registry_create(&init_net, name, g);
+
+	if (err)
+		return err;
+	x->f = bloom_get(&init_net, name);
+	err = PTR_ERR_OR_ZERO(x->f);
+	if (!err)
+		err = api_fill(x);
+	if (!err)
+		err = check_hits(what, timed(x, t_api, 0, what, k,
+					     "test_present"));
+	if (!err)
+		timed(x, t_api, n, what, k, "test_absent");
+	if (!IS_ERR_OR_NULL(x->f))
+		bloom_put(x->f);
+	if (err || !keep)
+		bloom_registry_destroy(&init_net, name);
+	return err;
+}
+
+static int bench_apis(struct kbench *x)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED,
+				.key_type = BLOOM_KEY_BYTES };
+	int err = bloom_geom_size(n, 10000000, BLOOM_LAYOUT_BLOCKED, &g);
+
+	if (!err)
+		err = bench_api(x, &g, "kbench", "api", g.hashes, false);
+#ifdef BLOOM_STAGES_MAX
+	if (err)
+		return err;
+	g = (struct bloom_geom){ .seed = 1, .flags = BLOOM_F_FIXED_SEED,
+				 .key_type = BLOOM_KEY_BYTES,
+				 .stages_max = BLOOM_STAGES_MAX, .growth = 2,
+				 .tighten_pct = 50 };
+	err = bloom_geom_size(max(n / 128, 1UL), 5000000,
+			      BLOOM_LAYOUT_BLOCKED, &g) ?:
+	      bench_api(x, &g, "kbench_grown", "api-grown", 0, true);
+#endif
+	return err;
+}
+
 static int __init kbench_init(void)
 {
 	struct bpf_map *maps[2] = {};
@@ -214,6 +308,8 @@ static int __init kbench_init(void)
 	}
 	for (layout = 0; layout < BLOOM_LAYOUT_MAX && !err; layout++)
 		err = bench_layout(x, layout);
+	if (!err)
+		err = bench_apis(x);
 	for (i = 0; i < nr_fds; i++)
 		if (maps[i])
 			bpf_map_put(maps[i]);
@@ -223,6 +319,7 @@ static int __init kbench_init(void)
 
 static void __exit kbench_exit(void)
 {
+	bloom_registry_destroy(&init_net, "kbench_grown");
 }
 
 module_init(kbench_init);
