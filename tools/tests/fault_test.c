@@ -871,6 +871,46 @@ static int check_rotate(const struct state *b, const struct state *a,
 	return state_same(b, a, "g", NULL);
 }
 
+/* A filter that grows: 600 keys take it from 64 through four stages. */
+static int setup_grow(void)
+{
+	struct bloom_ioc_create c = { .capacity = 64, .fpr_ppb = 10000000,
+				      .layout = BLOOM_LAYOUT_BLOCKED,
+				      .key_type = BLOOM_KEY_BYTES,
+				      .flags = BLOOM_F_FIXED_SEED, .seed = 42,
+				      .stages_max = 8 };
+	int err = setup_three();
+
+	name_of(c.name, "s");
+	return err ?: io(BLOOM_IOC_CREATE, &c);
+}
+
+static int run_add_grow(void)
+{
+	make_keys(700000);
+	return batch(BLOOM_IOC_ADD, "s", NKEYS);
+}
+
+/*
+ * A growth that could not allocate leaves the filter as it was, at its
+ * stages so far: the keys reported done are in all the same, and no
+ * other filter changed.
+ */
+static int check_add_grow(const struct state *b, const struct state *a,
+			  int err)
+{
+	uint32_t done = err ? last_batch.done : NKEYS;
+	int n = present("s", NKEYS);
+
+	if (done > NKEYS || (!err && last_batch.done != NKEYS))
+		return fail("ADD reports %u of %d done", last_batch.done,
+			    NKEYS);
+	if (n < (int)done)
+		return fail("ADD to a growing filter reported %u keys done, %d present",
+			    done, n);
+	return state_same(b, a, "s", NULL);
+}
+
 static struct op ops[] = {
 	{ "VERSION", setup_three, run_version, check_version },
 	{ "CREATE", setup_three, run_create, check_created },
@@ -896,6 +936,7 @@ static struct op ops[] = {
 	{ "LIMITS", setup_three, run_limits, check_limits },
 	{ "LIMITS-set", setup_three, run_limits_set, check_limits_set },
 	{ "ROTATE", setup_aged, run_rotate, check_rotate },
+	{ "ADD-grow", setup_grow, run_add_grow, check_add_grow },
 };
 
 /* What an injected allocation or copy failure may turn into. */

@@ -21,10 +21,10 @@
  * "api" is the whole in-kernel API path of a named blocked filter (the
  * registry's RCU pointer, the kind's test, the stats counter), what
  * xt_bloom calls per packet: bloom_test() on a filter in init_net.
- * "api-grown" is a scalable filter grown from N / 128 to N keys (K is
- * printed 0): an absent key probes every stage. It stays listed, as
- * "kbench_grown", until the module is unloaded, so that its stages can
- * be read from /proc/net/bloom.
+ * "api-grownD" is a scalable filter grown from N / D to N keys (K is
+ * printed 0), for D = 1, 16, 128 and 1024: an absent key probes every
+ * stage. Each stays listed, as "kbench_grownD", until the module is
+ * unloaded, so that its stages can be read from /proc/net/bloom.
  */
 #include <linux/bpf.h>
 #include <linux/module.h>
@@ -262,8 +262,13 @@ static int bench_api(struct kbench *x, struct bloom_geom *g, const char *name,
 	return err;
 }
 
+#ifdef BLOOM_STAGES_MAX
+static const unsigned int grown[] = { 1, 16, 128, 1024 };
+#endif
+
 static int bench_apis(struct kbench *x)
 {
+	unsigned int i __maybe_unused;
 	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED,
 				.key_type = BLOOM_KEY_BYTES };
 	int err = bloom_geom_size(n, 10000000, BLOOM_LAYOUT_BLOCKED, &g);
@@ -271,15 +276,20 @@ static int bench_apis(struct kbench *x)
 	if (!err)
 		err = bench_api(x, &g, "kbench", "api", g.hashes, false);
 #ifdef BLOOM_STAGES_MAX
-	if (err)
-		return err;
-	g = (struct bloom_geom){ .seed = 1, .flags = BLOOM_F_FIXED_SEED,
-				 .key_type = BLOOM_KEY_BYTES,
-				 .stages_max = BLOOM_STAGES_MAX, .growth = 2,
-				 .tighten_pct = 50 };
-	err = bloom_geom_size(max(n / 128, 1UL), 5000000,
-			      BLOOM_LAYOUT_BLOCKED, &g) ?:
-	      bench_api(x, &g, "kbench_grown", "api-grown", 0, true);
+	for (i = 0; i < ARRAY_SIZE(grown) && !err; i++) {
+		char name[BLOOM_NAME_MAX], what[32];
+
+		snprintf(name, sizeof(name), "kbench_grown%u", grown[i]);
+		snprintf(what, sizeof(what), "api-grown%u", grown[i]);
+		g = (struct bloom_geom){ .seed = 1,
+					 .flags = BLOOM_F_FIXED_SEED,
+					 .key_type = BLOOM_KEY_BYTES,
+					 .stages_max = BLOOM_STAGES_MAX,
+					 .growth = 2, .tighten_pct = 50 };
+		err = bloom_geom_size(max(n / grown[i], 1UL), 5000000,
+				      BLOOM_LAYOUT_BLOCKED, &g) ?:
+		      bench_api(x, &g, name, what, 0, true);
+	}
 #endif
 	return err;
 }
@@ -319,7 +329,15 @@ static int __init kbench_init(void)
 
 static void __exit kbench_exit(void)
 {
-	bloom_registry_destroy(&init_net, "kbench_grown");
+#ifdef BLOOM_STAGES_MAX
+	char name[BLOOM_NAME_MAX];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(grown); i++) {
+		snprintf(name, sizeof(name), "kbench_grown%u", grown[i]);
+		bloom_registry_destroy(&init_net, name);
+	}
+#endif
 }
 
 module_init(kbench_init);
