@@ -60,14 +60,15 @@ static void growth_defaults(struct bloom_ioc_create *cr)
 /*
  * The first stage's rate, so that the series of a filter that grows
  * stays below the rate asked for: e (1 - r). Out of range, it is the
- * geometry check's to refuse.
+ * geometry check's to refuse; under 1 ppb it is 0, which sizing
+ * refuses (EINVAL): the bound could not be kept.
  */
 static u64 first_rate(const struct bloom_ioc_create *cr)
 {
 	if (!cr->stages_max || cr->tighten_pct >= 100 ||
 	    cr->fpr_ppb > BLOOM_PPB)
 		return cr->fpr_ppb;
-	return max_t(u64, cr->fpr_ppb * (100 - cr->tighten_pct) / 100, 1);
+	return cr->fpr_ppb * (100 - cr->tighten_pct) / 100;
 }
 
 /*

@@ -179,7 +179,11 @@ struct bloom_ioc_stages {
  * stats are over all live generations (inserted and bits_set summed,
  * fill_ppb the fullest, est_fpr_ppb that of the union of the answers),
  * and when @gens is a user pointer to BLOOM_GENERATIONS_MAX structs,
- * the first @generations are filled, newest first.
+ * the first @generations are filled, newest first. For a filter that
+ * grows, @bits, @hashes and @capacity are its first stage's, @fill_ppb
+ * the newest stage's, and the other stats sums over its stages
+ * (est_fpr_ppb that of the union of their answers); BLOOM_IOC_STAGES
+ * tells each stage.
  */
 struct bloom_ioc_info {
 	char	name[BLOOM_NAME_MAX];	/* in */

@@ -24,7 +24,8 @@
  * stage maximum or the namespace's limit is reached (or memory runs
  * out: the filter is then left as it is until cleared), new keys are
  * refused as by a full plain filter. Batches from /dev/bloom grow
- * before they add instead (make_room): they may sleep.
+ * before they add instead (make_room), and fill every stage's room: they
+ * may sleep.
  */
 #include <linux/mutex.h>
 #include <linux/overflow.h>
@@ -298,28 +299,71 @@ static u32 scalable_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
 	return hits;
 }
 
-/* Process context: grow until the newest has room for @n more keys. */
+/* Keys stage @st can still take. */
+static u64 room(const struct bloom_stage *st)
+{
+	u64 in = bloom_word_read(&st->bits.inserted);
+
+	return in < st->core.g.capacity ? st->core.g.capacity - in : 0;
+}
+
+/* Keys the stages can take; stages left by the packet path have some. */
+static u64 total_room(struct bloom_scalable *s)
+{
+	u32 n = stages(s), i;
+	u64 sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += room(s->stage[i]);
+	return sum;
+}
+
+/*
+ * Process context: grow until the stages have room for @n more keys (a
+ * batch's chunk), or no stage is to come. A stage is added only when
+ * the room left is too small, so no stage is left empty.
+ */
 static int scalable_make_room(struct bloom_contents *c, u32 n)
 {
 	struct bloom_scalable *s = scalable(c);
-	u32 before;
+	int err = 0;
 
-	do {
-		before = stages(s);
-		grow(s, n);
-	} while (stages(s) != before);
+	mutex_lock(&s->lock);
+	while (!err && total_room(s) < n &&
+	       !test_bit(GROW_STUCK, &c->flags)) {
+		err = grow_locked(s);
+		if (err && err != -ESTALE)
+			set_bit(GROW_STUCK, &c->flags);
+	}
+	mutex_unlock(&s->lock);
 	return 0;
 }
 
-/* After make_room(): every new key goes to the newest. */
+/* The newest stage with room for a key (the newest when none has). */
+static struct bloom_stage *stage_for_key(struct bloom_scalable *s, u32 n)
+{
+	u32 i = n;
+
+	while (i--)
+		if (room(s->stage[i]))
+			return s->stage[i];
+	return s->stage[n - 1];
+}
+
+/*
+ * After make_room(): a new key goes to the newest stage that has room.
+ * Tests probe every stage, so which one holds it does not matter; what
+ * keeps the bound is that none holds more than its capacity.
+ */
 static u32 scalable_add_batch(struct bloom_contents *c, const u64 *h,
 			      const u8 *plen, u32 n)
 {
 	struct bloom_scalable *s = scalable(c);
 	u32 ns = stages(s), i, fresh = 0;
-	struct bloom_stage *st = s->stage[ns - 1];
 
 	for (i = 0; i < n; i++) {
+		struct bloom_stage *st = stage_for_key(s, ns);
+
 		if (plen)
 			bloom_note_plen(&st->bits, plen[i]);
 		if (test_stages(s, ns, h[i]))
@@ -327,6 +371,12 @@ static u32 scalable_add_batch(struct bloom_contents *c, const u64 *h,
 		fresh += bloom_add_hash(&st->core, &st->bits, h[i]);
 	}
 	return fresh;
+}
+
+/* Without counters, as for plain arrays: 1 if any stage holds it. */
+static u32 scalable_count(struct bloom_contents *c, u64 h)
+{
+	return scalable_test(c, h);
 }
 
 /* Sums over the stages; a test answers yes when any stage does. */
@@ -520,6 +570,7 @@ const struct bloom_kind_ops bloom_scalable_ops = {
 	.test_batch = scalable_test_batch,
 	.make_room = scalable_make_room,
 	.add_batch = scalable_add_batch,
+	.count = scalable_count,
 	.report = scalable_report,
 	.stage = scalable_stage,
 	.snap_hdr = scalable_snap_hdr,

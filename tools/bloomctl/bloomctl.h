@@ -67,6 +67,7 @@ int parse_count(const char *s, u64 *out);
 #define RATE_MIN	1e-9	/* false-positive rates: one part per 10^9 */
 #define RATE_MAX	0.5
 int parse_rate(const char *s, u64 *ppb);
+int parse_percent(const char *s, u32 *pct);
 const char *name_problem(const char *name);
 void check_name(const char *cmd, const char *name);
 int layout_parse(const char *s);
@@ -149,10 +150,23 @@ void keylist_where(const struct keylist *kl, size_t i, char *buf,
 		   size_t size);
 const void *rec_key(u8 type, const void *rec, size_t *len);
 
+/* A growing filter's stages, oldest first; s.stages_max 0: not one. */
+struct stage_list {
+	struct bloom_ioc_stages s;
+	struct bloom_ioc_stage st[BLOOM_STAGES_MAX];
+};
+
+/* How many stages @sl holds (never more than it has room for). */
+static inline u32 stage_count(const struct stage_list *sl)
+{
+	return min(sl->s.stages, BLOOM_STAGES_MAX);
+}
+
 /* dev.c: /dev/bloom */
 int dev_ioctl(unsigned long cmd, void *arg);
 void name_copy(char *dst, const char *name);
 int dev_info(const char *name, struct bloom_ioc_info *in);
+int dev_stages(const char *name, struct stage_list *sl);
 int dev_names(char (**names)[BLOOM_NAME_MAX], u32 *count);
 int dev_batch(unsigned long cmd, const char *name, const struct keylist *kl,
 	      size_t first, u32 count, void *results,
@@ -226,6 +240,10 @@ struct geom_opts {
 	u8 generations;		/* aging: 0 = plain */
 	u8 age_flags;		/* BLOOM_AGE_F_* */
 	u32 period_ms;
+	bool grow;		/* growing (scalable): the three below */
+	u8 stages_max;
+	u8 growth;
+	u8 tighten_pct;
 };
 
 /* Aging options of create (long only). */
@@ -236,6 +254,17 @@ struct geom_opts {
 	{ "generations", required_argument,	NULL, OPT_GENERATIONS },	\
 	{ "rotate",	required_argument,	NULL, OPT_ROTATE },	\
 	{ "rotate-full", no_argument,		NULL, OPT_ROTATE_FULL }
+
+/* Growing (scalable) options of create and calc (long only). */
+#define OPT_GROW	0x104
+#define OPT_GROWTH	0x105
+#define OPT_TIGHTENING	0x106
+#define OPT_MAX_STAGES	0x107
+#define GROW_LONGOPTS							\
+	{ "grow",	no_argument,		NULL, OPT_GROW },	\
+	{ "growth",	required_argument,	NULL, OPT_GROWTH },	\
+	{ "tightening",	required_argument,	NULL, OPT_TIGHTENING },	\
+	{ "max-stages",	required_argument,	NULL, OPT_MAX_STAGES }
 
 #define GEOM_LONGOPTS						\
 	{ "capacity",	required_argument,	NULL, 'n' },	\
@@ -253,12 +282,19 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 void geom_opts_finish(struct geom_opts *o, const char *cmd);
 bool age_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
 void age_opts_finish(struct geom_opts *o, const char *cmd);
+bool grow_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
+void grow_opts_finish(struct geom_opts *o, const char *cmd);
+u64 first_fpr_ppb(const struct geom_opts *o);
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);
 const char *geom_problem(const struct bloom_geom *g);
 double geom_theory_fpr(const struct bloom_geom *g, u64 n);
 const char *capacity_problem(const char *what, const struct bloom_geom *g,
 			     u64 keys);
+void first_stage_geom(const struct bloom_ioc_info *in,
+		      const struct stage_list *sl, struct bloom_geom *g);
+const char *stages_problem(const char *what, const struct stage_list *sl,
+			   const struct bloom_geom *g, u64 fresh);
 
 /* snapshot.c: snapshot files */
 struct snap_image {
@@ -279,8 +315,10 @@ void snap_free(struct snap_image *img);
 
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {
-	struct bloom_core core;
-	struct bloom_bits *bits;
+	u32 nstages;		/* arrays: 1, or a growing filter's stages */
+	struct bloom_core core[BLOOM_STAGES_MAX];	/* oldest first */
+	struct bloom_bits *bits[BLOOM_STAGES_MAX];
+	struct stage_list sl;	/* a growing filter's, as STAGES says */
 };
 
 bool is_snap_path(const char *arg);
@@ -292,7 +330,7 @@ void snap_filter_free(struct snap_filter *sf);
 
 /* cmd_filter.c: a filter's INFO, printed */
 void info_print(const struct bloom_ioc_info *in,
-		const struct bloom_ioc_gen *gens);
+		const struct bloom_ioc_gen *gens, const struct stage_list *sl);
 
 /* The subcommands, by group. */
 int cmd_create(int argc, char **argv);

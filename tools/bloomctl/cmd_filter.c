@@ -45,6 +45,66 @@ static void json_seed(struct json *j, u64 seed)
 	json_str(j, "seed_hex", hex);
 }
 
+/* @core: what create made, its first stage if it grows */
+static void create_json(const char *name, const struct bloom_ioc_create *cr,
+			const struct bloom_core *core, bool existed)
+{
+	struct json j;
+
+	json_start(&j);
+	json_object(&j, NULL);
+	json_str(&j, "name", name);
+	json_str(&j, "layout", bloom_layout_name(cr->layout));
+	json_str(&j, "key", bloom_key_type_name(cr->key_type));
+	json_u64(&j, "bits", cr->bits);
+	json_u64(&j, "hashes", cr->hashes);
+	json_u64(&j, "capacity", cr->capacity);
+	json_seed(&j, cr->seed);
+	json_u64(&j, "memory_bytes", bloom_array_bytes(core) *
+		 (cr->generations ? cr->generations + 1 : 1));
+	json_u64(&j, "generations", cr->generations);
+	json_u64(&j, "rotate_ms", cr->period_ms);
+	json_bool(&j, "rotate_full", cr->age_flags & BLOOM_AGE_F_FULL);
+	json_u64(&j, "max_stages", cr->stages_max);
+	if (cr->stages_max) {
+		json_u64(&j, "growth", cr->growth);
+		json_double(&j, "tightening", cr->tighten_pct / 100.0);
+		json_double(&j, "fp_rate_bound",
+			    (double)bloom_stage_bound_ppb(&core->g) / BLOOM_PPB);
+	}
+	json_bool(&j, "existed", existed);
+	json_close(&j, '}');
+	json_finish(&j);
+}
+
+static void create_text(const char *name, const struct bloom_ioc_create *cr,
+			const struct bloom_core *core, bool existed)
+{
+	char size[32], bound[32];
+
+	human_bytes(bloom_array_bytes(core), size, sizeof(size));
+	printf("%s %s: %s, key %s, m=%llu, k=%u, capacity %llu, %s, seed 0x%llx\n",
+	       existed ? "exists, identical:" : "created",
+	       name, bloom_layout_name(cr->layout), bloom_key_type_name(cr->key_type),
+	       (unsigned long long)cr->bits, cr->hashes,
+	       (unsigned long long)cr->capacity, size,
+	       (unsigned long long)cr->seed);
+	if (cr->generations)
+		printf("  aging: %u generations, rotated every %u ms%s; capacity and memory are per generation\n",
+		       cr->generations, cr->period_ms,
+		       cr->age_flags & BLOOM_AGE_F_FULL ?
+		       " and when the newest is full" : "");
+	if (!cr->stages_max)
+		return;
+	human_rate(bloom_stage_bound_ppb(&core->g), bound, sizeof(bound));
+	printf("  grows: up to %u stages, each with %u times the keys of the last",
+	       cr->stages_max, cr->growth);
+	printf(" at %.2g of its rate;\n", cr->tighten_pct / 100.0);
+	printf("  the rate stays below %s however far it grows (m, k, capacity:",
+	       bound);
+	printf(" of the first stage)\n");
+}
+
 /*
  * What create made (the kernel chose m and k, and the seed if random),
  * or with --exist the identical filter that was already there.
@@ -54,56 +114,39 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 {
 	struct bloom_geom g = {
 		.bits = cr->bits, .hashes = cr->hashes, .layout = cr->layout,
+		.capacity = cr->capacity, .growth = cr->growth,
+		.tighten_pct = cr->tighten_pct,
 	};
 	struct bloom_core core;
-	struct json j;
-	char mem[32];
 
 	bloom_core_init(&core, &g);
-	if (opts.format == OUT_JSON) {
-		json_start(&j);
-		json_object(&j, NULL);
-		json_str(&j, "name", name);
-		json_str(&j, "layout", bloom_layout_name(cr->layout));
-		json_str(&j, "key", bloom_key_type_name(cr->key_type));
-		json_u64(&j, "bits", cr->bits);
-		json_u64(&j, "hashes", cr->hashes);
-		json_u64(&j, "capacity", cr->capacity);
-		json_seed(&j, cr->seed);
-		json_u64(&j, "memory_bytes", bloom_array_bytes(&core) *
-			 (cr->generations ? cr->generations + 1 : 1));
-		json_u64(&j, "generations", cr->generations);
-		json_u64(&j, "rotate_ms", cr->period_ms);
-		json_bool(&j, "rotate_full", cr->age_flags & BLOOM_AGE_F_FULL);
-		json_bool(&j, "existed", existed);
-		json_close(&j, '}');
-		json_finish(&j);
-	} else if (!opts.quiet) {
-		human_bytes(bloom_array_bytes(&core), mem, sizeof(mem));
-		printf("%s %s: %s, key %s, m=%llu, k=%u, capacity %llu, %s, seed 0x%llx\n",
-		       existed ? "exists, identical:" : "created",
-		       name, bloom_layout_name(cr->layout), bloom_key_type_name(cr->key_type),
-		       (unsigned long long)cr->bits, cr->hashes,
-		       (unsigned long long)cr->capacity, mem,
-		       (unsigned long long)cr->seed);
-		if (cr->generations)
-			printf("  aging: %u generations, rotated every %u ms%s; capacity and memory are per generation\n",
-			       cr->generations, cr->period_ms,
-			       cr->age_flags & BLOOM_AGE_F_FULL ?
-			       " and when the newest is full" : "");
-	}
+	if (opts.format == OUT_JSON)
+		create_json(name, cr, &core, existed);
+	else if (!opts.quiet)
+		create_text(name, cr, &core, existed);
+}
+
+/* How a growing filter's settings differ from create's options, or NULL. */
+static const char *grow_differs(const struct geom_opts *o,
+				const struct stage_list *sl)
+{
+	if (sl->s.stages_max != o->stages_max || sl->s.growth != o->growth ||
+	    sl->s.tighten_pct != o->tighten_pct)
+		return "its growth (--grow, --growth, --tightening, --max-stages)";
+	return NULL;
 }
 
 /* How filter @in differs from what create was asked for, or NULL. */
 static const char *create_differs(const struct geom_opts *o,
-				  const struct bloom_ioc_info *in)
+				  const struct bloom_ioc_info *in,
+				  const struct stage_list *sl)
 {
 	struct bloom_geom g = {
 		.bits = o->bits, .hashes = o->hashes, .capacity = o->capacity,
 	};
 
 	if (o->by_rate &&
-	    bloom_geom_size(o->capacity, o->fpr_ppb, (u8)o->layout, &g))
+	    bloom_geom_size(o->capacity, first_fpr_ppb(o), (u8)o->layout, &g))
 		return "its size";
 	if (!g.capacity)
 		g.capacity = bloom_geom_default_capacity(&g);
@@ -121,7 +164,7 @@ static const char *create_differs(const struct geom_opts *o,
 	if (in->generations != o->generations ||
 	    in->period_ms != o->period_ms || in->age_flags != o->age_flags)
 		return "its aging (generations, --rotate, --rotate-full)";
-	return NULL;
+	return grow_differs(o, sl);
 }
 
 /* create --exist found @name taken: fine if it is what was asked for. */
@@ -129,12 +172,15 @@ static void create_exists(const char *name, const struct geom_opts *o)
 {
 	struct bloom_ioc_create cr;
 	struct bloom_ioc_info in;
+	struct stage_list sl;
 	const char *why;
 	int err = dev_info(name, &in);
 
+	if (!err)
+		err = dev_stages(name, &sl);
 	if (err)	/* destroyed meanwhile: say so rather than retry */
 		die_dev(what_of("create", name), err, name);
-	why = create_differs(o, &in);
+	why = create_differs(o, &in, &sl);
 	if (why)
 		die("create %s: a filter named %s exists and differs in %s",
 		    name, name, why);
@@ -148,6 +194,9 @@ static void create_exists(const char *name, const struct geom_opts *o)
 	cr.generations = in.generations;
 	cr.period_ms = in.period_ms;
 	cr.age_flags = in.age_flags;
+	cr.stages_max = sl.s.stages_max;
+	cr.growth = sl.s.growth;
+	cr.tighten_pct = sl.s.tighten_pct;
 	create_print(name, &cr, true);
 }
 
@@ -156,7 +205,7 @@ int cmd_create(int argc, char **argv)
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS, GEOM_LONGOPTS,
 		{ "exist",	no_argument,		NULL, 'x' },
-		AGE_LONGOPTS,
+		AGE_LONGOPTS, GROW_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bloom_ioc_create cr;
@@ -171,6 +220,7 @@ int cmd_create(int argc, char **argv)
 		if (c == 'x')
 			exist = true;
 		else if (!age_option(&o, argv[0], c, optarg) &&
+			 !grow_option(&o, argv[0], c, optarg) &&
 			 !geom_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
@@ -179,6 +229,7 @@ int cmd_create(int argc, char **argv)
 	check_name(argv[0], name);
 	geom_opts_finish(&o, argv[0]);
 	age_opts_finish(&o, argv[0]);
+	grow_opts_finish(&o, argv[0]);
 
 	memset(&cr, 0, sizeof(cr));
 	name_copy(cr.name, name);
@@ -193,6 +244,9 @@ int cmd_create(int argc, char **argv)
 	cr.generations = o.generations;
 	cr.period_ms = o.period_ms;
 	cr.age_flags = o.age_flags;
+	cr.stages_max = o.stages_max;
+	cr.growth = o.growth;
+	cr.tighten_pct = o.tighten_pct;
 	err = dev_ioctl(BLOOM_IOC_CREATE, &cr);
 	if (err == -EEXIST && exist) {
 		create_exists(name, &o);
@@ -326,19 +380,41 @@ static void plens_json(struct json *j, const struct bloom_ioc_info *in)
 	json_close(j, ']');
 }
 
+/* The newest stage of a growing filter. */
+static const struct bloom_ioc_stage *newest_stage(const struct stage_list *sl)
+{
+	return &sl->st[stage_count(sl) - 1];
+}
+
 /*
  * Over what it was sized for: the capacity is per generation for an
  * aging filter, so the newest is compared (without the generations, the
- * total over G generations can only say "at most").
+ * total over G generations can only say "at most"); a growing filter is
+ * over only when its newest stage is and no stage is to come.
  */
 static bool over_capacity(const struct bloom_ioc_info *in,
-			  const struct bloom_ioc_gen *gens)
+			  const struct bloom_ioc_gen *gens,
+			  const struct stage_list *sl)
 {
+	if (stage_count(sl))
+		return sl->s.full && newest_stage(sl)->inserted >
+				     newest_stage(sl)->capacity;
 	if (!in->generations)
 		return in->inserted > in->capacity;
 	if (gens)
 		return gens[0].inserted > in->capacity;
 	return in->inserted > in->capacity * in->generations;
+}
+
+/* Keys the stages a growing filter has were sized for. */
+static u64 stages_capacity(const struct stage_list *sl)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < stage_count(sl); i++)
+		sum += sl->st[i].capacity;
+	return sum;
 }
 
 /* Aging: G, the period, and each generation, newest first. */
@@ -383,8 +459,72 @@ static void aging_text(const struct bloom_ioc_info *in,
 		       (double)gens[i].fill_ppb / 1e7);
 }
 
+/* Growing: the settings, the bound, and each stage, oldest first. */
+static void stages_json(struct json *j, const struct stage_list *sl)
+{
+	const struct bloom_ioc_stage *st;
+	u32 i;
+
+	json_u64(j, "stages", sl->s.stages);
+	json_u64(j, "max_stages", sl->s.stages_max);
+	json_u64(j, "growth", sl->s.growth);
+	json_double(j, "tightening", sl->s.tighten_pct / 100.0);
+	json_double(j, "fp_rate_bound", (double)sl->s.bound_ppb / BLOOM_PPB);
+	json_bool(j, "full", sl->s.full);
+	json_u64(j, "stages_capacity", stages_capacity(sl));
+	json_array(j, "stage");
+	for (i = 0; i < stage_count(sl); i++) {
+		st = &sl->st[i];
+		json_object(j, NULL);
+		json_u64(j, "bits", st->bits);
+		json_u64(j, "hashes", st->hashes);
+		json_u64(j, "capacity", st->capacity);
+		json_u64(j, "inserted", st->inserted);
+		json_u64(j, "bits_set", st->bits_set);
+		json_double(j, "fill", (double)st->fill_ppb / BLOOM_PPB);
+		json_double(j, "estimated_fp_rate",
+			    (double)st->est_fpr_ppb / BLOOM_PPB);
+		json_u64(j, "memory_bytes", st->mem_bytes);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void stage_text(u32 i, const struct bloom_ioc_stage *st)
+{
+	char label[24], mem[32], fpr[32];
+
+	snprintf(label, sizeof(label), "stage %u:", i);
+	human_bytes(st->mem_bytes, mem, sizeof(mem));
+	human_rate(st->est_fpr_ppb, fpr, sizeof(fpr));
+	printf("  %-14s m=%llu, k=%u, capacity %llu, inserted %llu, fill %.2f%%, fp rate %s, %s\n",
+	       label, (unsigned long long)st->bits, st->hashes,
+	       (unsigned long long)st->capacity,
+	       (unsigned long long)st->inserted, (double)st->fill_ppb / 1e7,
+	       fpr, mem);
+}
+
+static void stages_text(const struct stage_list *sl)
+{
+	char bound[32];
+	u32 i;
+
+	human_rate(sl->s.bound_ppb, bound, sizeof(bound));
+	printf("%-16s %u of at most %u, each with %u times the keys of the last",
+	       "stages:", sl->s.stages, sl->s.stages_max, sl->s.growth);
+	printf(" at %.2g of its rate\n", sl->s.tighten_pct / 100.0);
+	printf("%-16s below %s, however many stages it grows\n",
+	       "fp rate bound:", bound);
+	printf("%-16s %s\n", "at its limit:", sl->s.full ?
+	       "YES: no stage to come, it fills up as a plain filter does" :
+	       "no: a stage comes when the newest is full");
+	for (i = 0; i < stage_count(sl); i++)
+		stage_text(i, &sl->st[i]);
+}
+
 static void info_json(struct json *j, const struct bloom_ioc_info *in,
-		      const struct bloom_ioc_gen *gens)
+		      const struct bloom_ioc_gen *gens,
+		      const struct stage_list *sl)
 {
 	bool saturated = in->est_card == U64_MAX;
 
@@ -401,7 +541,7 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 	json_double(j, "fill", (double)in->fill_ppb / BLOOM_PPB);
 	json_u64(j, "inserted", in->inserted);
 	json_u64(j, "capacity", in->capacity);
-	json_bool(j, "over_capacity", over_capacity(in, gens));
+	json_bool(j, "over_capacity", over_capacity(in, gens, sl));
 	if (saturated)
 		json_null(j, "estimated_keys");
 	else
@@ -416,6 +556,8 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 		plens_json(j, in);
 	if (in->generations)
 		aging_json(j, in, gens);
+	if (stage_count(sl))
+		stages_json(j, sl);
 	json_close(j, '}');
 }
 
@@ -430,9 +572,21 @@ static void plens_text(const struct bloom_ioc_info *in)
 	printf("   (on 128 bits: IPv4 /24 is 120)\n");
 }
 
-static void info_text(const struct bloom_ioc_info *in,
-		      const struct bloom_ioc_gen *gens)
+/* What a figure covers: @aging for an aging filter, @stages a growing one. */
+static const char *scope(const struct bloom_ioc_info *in,
+			 const struct stage_list *sl, const char *aging,
+			 const char *stages)
 {
+	if (in->generations)
+		return aging;
+	return stage_count(sl) ? stages : "";
+}
+
+static void info_text(const struct bloom_ioc_info *in,
+		      const struct bloom_ioc_gen *gens,
+		      const struct stage_list *sl)
+{
+	const char *first = scope(in, sl, "", " (first stage)");
 	char mem[32], fpr[32];
 
 	human_bytes(in->mem_bytes, mem, sizeof(mem));
@@ -440,19 +594,19 @@ static void info_text(const struct bloom_ioc_info *in,
 	printf("%-16s %s\n", "name:", in->name);
 	printf("%-16s %s\n", "layout:", bloom_layout_name(in->layout));
 	printf("%-16s %s\n", "key:", bloom_key_type_name(in->key_type));
-	printf("%-16s %llu %s\n", "size (m):", (unsigned long long)in->bits,
-	       in->layout == BLOOM_LAYOUT_COUNTING ? "counters" : "bits");
-	printf("%-16s %u\n", "hashes (k):", in->hashes);
+	printf("%-16s %llu %s%s\n", "size (m):", (unsigned long long)in->bits,
+	       in->layout == BLOOM_LAYOUT_COUNTING ? "counters" : "bits", first);
+	printf("%-16s %u%s\n", "hashes (k):", in->hashes, first);
 	printf("%-16s 0x%016llx%s\n", "seed:", (unsigned long long)in->seed,
 	       in->flags & BLOOM_F_FIXED_SEED ? " (fixed)" : "");
 	printf("%-16s %s\n", "memory:", mem);
 	printf("%-16s %llu (%.2f%%)\n", "set:",
 	       (unsigned long long)in->bits_set, (double)in->fill_ppb / 1e7);
 	printf("%-16s %llu%s\n", "inserted:", (unsigned long long)in->inserted,
-	       in->generations ? " (all generations)" : "");
+	       scope(in, sl, " (all generations)", " (all stages)"));
 	printf("%-16s %llu%s%s\n", "capacity:", (unsigned long long)in->capacity,
-	       in->generations ? " per generation" : "",
-	       over_capacity(in, gens) ?
+	       scope(in, sl, " per generation", " in the first stage"),
+	       over_capacity(in, gens, sl) ?
 	       " (OVER CAPACITY: false positives above what it was sized for)" : "");
 	if (in->est_card == U64_MAX)
 		printf("%-16s saturated\n", "estimated keys:");
@@ -467,11 +621,14 @@ static void info_text(const struct bloom_ioc_info *in,
 		plens_text(in);
 	if (in->generations)
 		aging_text(in, gens);
+	if (stage_count(sl))
+		stages_text(sl);
 }
 
-/* INFO with each generation of an aging filter; dies if it is gone. */
+/* INFO with each generation or stage; dies if the filter is gone. */
 static void info_gens(const char *cmd, const char *name,
-		      struct bloom_ioc_info *in, struct bloom_ioc_gen *gens)
+		      struct bloom_ioc_info *in, struct bloom_ioc_gen *gens,
+		      struct stage_list *sl)
 {
 	int err;
 
@@ -479,21 +636,23 @@ static void info_gens(const char *cmd, const char *name,
 	name_copy(in->name, name);
 	in->gens = (uintptr_t)gens;
 	err = dev_ioctl(BLOOM_IOC_INFO, in);
+	if (!err)
+		err = dev_stages(name, sl);
 	if (err)
 		die_dev(what_of(cmd, name), err, name);
 }
 
 void info_print(const struct bloom_ioc_info *in,
-		const struct bloom_ioc_gen *gens)
+		const struct bloom_ioc_gen *gens, const struct stage_list *sl)
 {
 	struct json j;
 
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
-		info_json(&j, in, gens);
+		info_json(&j, in, gens, sl);
 		json_finish(&j);
 	} else if (!opts.quiet) {
-		info_text(in, gens);
+		info_text(in, gens, sl);
 	}
 }
 
@@ -502,7 +661,7 @@ int cmd_info(int argc, char **argv)
 {
 	struct bloom_ioc_gen gens[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_ioc_info in;
-	struct snap_filter sf;
+	struct snap_filter sf;	/* sf.sl: the stages, of a file or not */
 	int first = common_args(argc, argv);
 
 	positional(argv[0], argc - first, 1, 1, "NAME");
@@ -511,13 +670,14 @@ int cmd_info(int argc, char **argv)
 		snap_filter_free(&sf);
 	} else {
 		check_name(argv[0], argv[first]);
-		info_gens("info", argv[first], &in, gens);
+		info_gens("info", argv[first], &in, gens, &sf.sl);
 	}
-	info_print(&in, gens);
+	info_print(&in, gens, &sf.sl);
 	return EXIT_OK;
 }
 
-static void list_row(struct table *t, const struct bloom_ioc_info *in)
+static void list_row(struct table *t, const struct bloom_ioc_info *in,
+		     const struct stage_list *sl)
 {
 	char mem[32];
 
@@ -530,8 +690,12 @@ static void list_row(struct table *t, const struct bloom_ioc_info *in)
 	table_cell(t, "%s", mem);
 	table_cell(t, "%.2f%%", (double)in->fill_ppb / 1e7);
 	table_cell(t, "%llu%s", (unsigned long long)in->inserted,
-		   over_capacity(in, NULL) ? " OVER" : "");
-	table_cell(t, "%llu", (unsigned long long)in->capacity);
+		   over_capacity(in, NULL, sl) ? " OVER" : "");
+	if (stage_count(sl))	/* so far, and + while it may grow */
+		table_cell(t, "%llu%s", (unsigned long long)stages_capacity(sl),
+			   sl->s.full ? "" : "+");
+	else
+		table_cell(t, "%llu", (unsigned long long)in->capacity);
 	table_cell(t, "%u", in->users);
 }
 
@@ -540,6 +704,7 @@ static bool list_one(const char *name, bool names_only, struct table *t,
 		     struct json *j)
 {
 	struct bloom_ioc_info in;
+	struct stage_list sl;
 	int err;
 
 	if (names_only) {
@@ -550,14 +715,16 @@ static bool list_one(const char *name, bool names_only, struct table *t,
 		return true;
 	}
 	err = dev_info(name, &in);
+	if (!err)
+		err = dev_stages(name, &sl);
 	if (err == -ENOENT)
 		return false;	/* destroyed since LIST: just gone */
 	if (err)
 		die_dev(what_of("list", name), err, name);
 	if (opts.format == OUT_JSON)
-		info_json(j, &in, NULL);
+		info_json(j, &in, NULL, &sl);
 	else
-		list_row(t, &in);
+		list_row(t, &in, &sl);
 	return true;
 }
 

@@ -194,8 +194,9 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 }
 
 /*
- * add refuses to take a filter past its capacity: the keys that test
- * absent now are the ones that will count as inserted.
+ * add refuses to take a filter past its capacity (a growing filter past
+ * its last stage's): the keys that test absent now are the ones that
+ * will count as inserted.
  */
 static void check_capacity(struct keys_cmd *k)
 {
@@ -205,18 +206,28 @@ static void check_capacity(struct keys_cmd *k)
 		.capacity = k->info.capacity,
 	};
 	char what[16 + BLOOM_NAME_MAX];
+	struct stage_list sl;
 	const char *why;
 	u8 *map;
 	u64 fresh;
+	int err;
 
 	if (!k->kl.count)
 		return;
+	snprintf(what, sizeof(what), "add %s", k->name);
+	err = dev_stages(k->name, &sl);
+	if (err)
+		die_dev(what, err, k->name);
 	map = xcalloc(k->kl.count / 8 + 1, 1);
 	send_keys(k, &k->kl, BLOOM_IOC_TEST, map, NULL);
 	fresh = keylist_distinct(&k->kl, map);
 	free(map);
-	snprintf(what, sizeof(what), "add %s", k->name);
-	why = capacity_problem(what, &g, k->info.inserted + fresh);
+	if (stage_count(&sl)) {
+		first_stage_geom(&k->info, &sl, &g);
+		why = stages_problem(what, &sl, &g, fresh);
+	} else {
+		why = capacity_problem(what, &g, k->info.inserted + fresh);
+	}
 	if (why)
 		die("%s", why);
 }

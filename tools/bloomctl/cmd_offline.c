@@ -284,29 +284,303 @@ static double log2_inverse(u64 ppb)
 	return (double)ln / (double)BLOOM_FX_ONE / LN2;
 }
 
-int cmd_calc(int argc, char **argv)
+/* calc --grow: a growing filter at 10, 100 and 1000 times its capacity. */
+#define GROW_ROWS	3
+#define NO_STAGES	"more stages than --max-stages, or a stage over the size cap"
+#define GROW_HEADS	"GROWN >KEYS >STAGES >MEMORY >BITS/KEY >FPR@KEYS " \
+			">SIZED-MEMORY >SIZED-BITS/KEY >COST"
+
+struct grow_row {
+	u64 keys;
+	u32 stages;		/* that hold @keys; 0: cannot */
+	u64 mem;		/* bytes of their arrays */
+	double fpr;		/* of a test probing them all, at @keys */
+	struct calc_row sized;	/* a filter sized for @keys from the start */
+};
+
+struct grow_plan {
+	struct bloom_geom stage[BLOOM_STAGES_MAX];	/* stage[0]: the first */
+	u32 nstages;		/* as many as the last row needs, or can have */
+	struct grow_row rows[GROW_ROWS];
+};
+
+/* The stages from the first until they hold @keys, or can grow no more. */
+static void grow_stages(struct grow_plan *p, u64 keys)
+{
+	const struct bloom_geom *g0 = &p->stage[0];
+	u64 held = g0->capacity;
+
+	for (p->nstages = 1; p->nstages < g0->stages_max && held < keys;
+	     p->nstages++) {
+		if (bloom_stage_geom(g0, p->nstages, &p->stage[p->nstages]))
+			break;
+		held += p->stage[p->nstages].capacity;
+	}
+}
+
+/* The stages that hold @r->keys: how many, their memory and rate. */
+static void grow_to(const struct grow_plan *p, struct grow_row *r)
+{
+	struct bloom_core core;
+	double miss = 1;
+	u64 held = 0;
+	u32 i;
+
+	for (i = 0; i < p->nstages && held < r->keys; i++) {
+		const struct bloom_geom *g = &p->stage[i];
+
+		bloom_core_init(&core, g);
+		r->mem += bloom_array_bytes(&core);
+		/* every stage but the newest holds its capacity */
+		miss *= 1 - geom_theory_fpr(g, min(g->capacity, r->keys - held));
+		held += g->capacity;
+	}
+	if (held < r->keys)
+		return;
+	r->stages = i;
+	r->fpr = 1 - miss;
+}
+
+static double grow_bits_per_key(const struct grow_row *r)
+{
+	return (double)r->mem * 8 / (double)r->keys;
+}
+
+static void grow_row_json(struct json *j, const struct grow_row *r, u64 n,
+			  double bound)
+{
+	json_object(j, NULL);
+	json_u64(j, "times", r->keys / n);
+	json_u64(j, "keys", r->keys);
+	if (r->stages) {
+		json_u64(j, "stages", r->stages);
+		json_u64(j, "memory_bytes", r->mem);
+		json_double(j, "bits_per_key", grow_bits_per_key(r));
+		json_double(j, "fp_rate_at_keys", r->fpr);
+		json_double(j, "fp_rate_bound", bound);
+	} else {
+		json_null(j, "stages");
+		json_str(j, "error", NO_STAGES);
+	}
+	json_object(j, "sized");
+	if (r->sized.err) {
+		json_null(j, "bits");
+		json_str(j, "error", OVER_CAP);
+	} else {
+		json_u64(j, "bits", r->sized.g.bits);
+		json_u64(j, "hashes", r->sized.g.hashes);
+		json_u64(j, "memory_bytes", r->sized.mem);
+		json_double(j, "bits_per_key", r->sized.bits_per_key);
+	}
+	json_close(j, '}');
+	if (r->stages && !r->sized.err)
+		json_double(j, "cost", (double)r->mem / (double)r->sized.mem);
+	json_close(j, '}');
+}
+
+/* Every stage calc looked at: its geometry and rate at capacity. */
+static void stages_json(struct json *j, const struct grow_plan *p)
+{
+	struct bloom_core core;
+	u32 i;
+
+	json_array(j, "stage");
+	for (i = 0; i < p->nstages; i++) {
+		bloom_core_init(&core, &p->stage[i]);
+		json_object(j, NULL);
+		json_u64(j, "bits", p->stage[i].bits);
+		json_u64(j, "hashes", p->stage[i].hashes);
+		json_u64(j, "capacity", p->stage[i].capacity);
+		json_u64(j, "memory_bytes", bloom_array_bytes(&core));
+		json_double(j, "fp_rate_at_capacity",
+			    geom_theory_fpr(&p->stage[i], p->stage[i].capacity));
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void grow_json(const struct geom_opts *o, const struct grow_plan *p)
+{
+	double bound = (double)bloom_stage_bound_ppb(&p->stage[0]) / BLOOM_PPB;
+	struct json j;
+	int i;
+
+	json_start(&j);
+	json_object(&j, NULL);
+	json_u64(&j, "capacity", o->capacity);
+	json_double(&j, "fp_rate", (double)o->fpr_ppb / BLOOM_PPB);
+	json_str(&j, "layout", bloom_layout_name(o->layout));
+	json_u64(&j, "growth", o->growth);
+	json_double(&j, "tightening", o->tighten_pct / 100.0);
+	json_u64(&j, "max_stages", o->stages_max);
+	json_double(&j, "first_stage_fp_rate",
+		    (double)first_fpr_ppb(o) / BLOOM_PPB);
+	json_double(&j, "fp_rate_bound", bound);
+	stages_json(&j, p);
+	json_array(&j, "grown");
+	for (i = 0; i < GROW_ROWS; i++)
+		grow_row_json(&j, &p->rows[i], o->capacity, bound);
+	json_close(&j, ']');
+	json_close(&j, '}');
+	json_finish(&j);
+}
+
+/* One row: the grown filter's cells, then the right-sized one's. */
+static void grow_row_cells(struct table *t, const struct grow_row *r, u64 n)
+{
+	char mem[32], fpr[32];
+	int i;
+
+	table_cell(t, "x%llu", (unsigned long long)(r->keys / n));
+	table_cell(t, "%llu", (unsigned long long)r->keys);
+	if (r->stages) {
+		human_bytes(r->mem, mem, sizeof(mem));
+		percent(r->fpr, fpr, sizeof(fpr));
+		table_cell(t, "%u", r->stages);
+		table_cell(t, "%s", mem);
+		table_cell(t, "%.2f", grow_bits_per_key(r));
+		table_cell(t, "%s", fpr);
+	} else {
+		for (i = 0; i < 4; i++)
+			table_cell(t, "-");
+	}
+	if (r->sized.err) {
+		table_cell(t, "-");
+		table_cell(t, "-");
+	} else {
+		human_bytes(r->sized.mem, mem, sizeof(mem));
+		table_cell(t, "%s", mem);
+		table_cell(t, "%.2f", r->sized.bits_per_key);
+	}
+	if (r->stages && !r->sized.err)
+		table_cell(t, "x%.2f", (double)r->mem / (double)r->sized.mem);
+	else
+		table_cell(t, "-");
+}
+
+/* The settings and the first stage, above the table. */
+static void grow_head(const struct geom_opts *o, const struct grow_plan *p)
+{
+	const struct bloom_geom *g0 = &p->stage[0];
+	char rate[32], first[32], bound[32], mem[32];
+	struct bloom_core core;
+
+	bloom_core_init(&core, g0);
+	human_bytes(bloom_array_bytes(&core), mem, sizeof(mem));
+	percent((double)o->fpr_ppb / BLOOM_PPB, rate, sizeof(rate));
+	percent((double)first_fpr_ppb(o) / BLOOM_PPB, first, sizeof(first));
+	percent((double)bloom_stage_bound_ppb(g0) / BLOOM_PPB, bound,
+		sizeof(bound));
+	printf("growing from capacity %llu at false-positive rate %s, %s, up to %u stages\n",
+	       (unsigned long long)o->capacity, rate,
+	       bloom_layout_name(g0->layout), o->stages_max);
+	printf("each stage with %u times the keys of the last at %.2g of its rate\n",
+	       o->growth, o->tighten_pct / 100.0);
+	printf("first stage: m=%llu, k=%u, %s, sized for %s\n",
+	       (unsigned long long)g0->bits, g0->hashes, mem, first);
+	printf("the rate stays below %s, however far it grows\n", bound);
+}
+
+static void grow_table(const struct geom_opts *o, const struct grow_plan *p)
+{
+	bool unreached = false, over = false;
+	char rate[32];
+	struct table t;
+	int i;
+
+	grow_head(o, p);
+	table_init(&t, GROW_HEADS);
+	for (i = 0; i < GROW_ROWS; i++) {
+		grow_row_cells(&t, &p->rows[i], o->capacity);
+		unreached |= !p->rows[i].stages;
+		over |= !!p->rows[i].sized.err;
+	}
+	table_print(&t);
+	percent((double)o->fpr_ppb / BLOOM_PPB, rate, sizeof(rate));
+	printf("SIZED: a filter sized for KEYS at %s from the start\n", rate);
+	printf("COST: the grown filter's memory over the sized one's\n");
+	if (unreached)
+		printf("- (grown): %s\n", NO_STAGES);
+	if (over)
+		printf("- (sized): %s\n", OVER_CAP);
+}
+
+/* calc --grow: what growing costs, beside right-sized filters. */
+static void calc_grow(const struct geom_opts *o)
+{
+	struct grow_plan *p = xcalloc(1, sizeof(*p));
+	struct bloom_geom *g0 = &p->stage[0];
+	u64 times = 1;
+	int i;
+
+	if (bloom_geom_size(o->capacity, first_fpr_ppb(o), (u8)o->layout, g0))
+		die("calc: a first stage of %llu keys is %s",
+		    (unsigned long long)o->capacity, OVER_CAP);
+	g0->stages_max = o->stages_max;
+	g0->growth = o->growth;
+	g0->tighten_pct = o->tighten_pct;
+	for (i = 0; i < GROW_ROWS; i++) {
+		times *= 10;
+		p->rows[i].keys = o->capacity * times;
+	}
+	grow_stages(p, p->rows[GROW_ROWS - 1].keys);
+	for (i = 0; i < GROW_ROWS; i++) {
+		grow_to(p, &p->rows[i]);
+		calc_layout(p->rows[i].keys, o->fpr_ppb, (u8)o->layout,
+			    &p->rows[i].sized);
+	}
+	if (opts.format == OUT_JSON)
+		grow_json(o, p);
+	else if (!opts.quiet)
+		grow_table(o, p);
+	free(p);
+}
+
+/* calc's options: --layout only with --grow, which shows one layout. */
+static void calc_options(int argc, char **argv, struct geom_opts *o)
 {
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
+		COMMON_LONGOPTS, GROW_LONGOPTS,
 		{ "capacity",	required_argument,	NULL, 'n' },
 		{ "fp-rate",	required_argument,	NULL, 'e' },
+		{ "layout",	required_argument,	NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
+	bool layout = false;
+	int c;
+
+	geom_opts_init(o);
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "n:e:l:",
+				  longopts)) != -1) {
+		layout |= c == 'l';
+		if (!grow_option(o, argv[0], c, optarg) &&
+		    !geom_option(o, argv[0], c, optarg))
+			common_option(argv[0], c);
+	}
+	positional(argv[0], argc - optind, 0, 0, "only options");
+	if (!o->capacity)
+		usage_error(argv[0], "missing --capacity");
+	if (layout && !o->grow)
+		usage_error(argv[0], "--layout goes with --grow (else calc shows every layout)");
+	geom_opts_finish(o, argv[0]);
+	grow_opts_finish(o, argv[0]);
+	if (o->grow && o->capacity > U64_MAX / 1000)
+		usage_error(argv[0], "bad capacity for --grow (at most %llu)",
+			    (unsigned long long)(U64_MAX / 1000));
+}
+
+int cmd_calc(int argc, char **argv)
+{
 	struct calc_row rows[BLOOM_LAYOUT_MAX];
 	struct geom_opts o;
 	double bound;
 	u8 l;
-	int c;
 
-	geom_opts_init(&o);
-	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "n:e:",
-				  longopts)) != -1)
-		if (!geom_option(&o, argv[0], c, optarg))
-			common_option(argv[0], c);
-	positional(argv[0], argc - optind, 0, 0, "only options");
-	if (!o.capacity)
-		usage_error(argv[0], "missing --capacity");
-	geom_opts_finish(&o, argv[0]);
+	calc_options(argc, argv, &o);
+	if (o.grow) {
+		calc_grow(&o);
+		return EXIT_OK;
+	}
 	bound = log2_inverse(o.fpr_ppb);
 	for (l = 0; l < BLOOM_LAYOUT_MAX; l++)
 		calc_layout(o.capacity, o.fpr_ppb, l, &rows[l]);

@@ -36,9 +36,12 @@
 /*
  * Version 2 adds the aging settings, as three more fields on the lines
  * of aging filters only: version 1 lines (plain filters) still parse.
+ * Version 3 adds the growing settings, three more after the aging ones
+ * (zero then) on the lines of growing filters only.
  */
-#define MANIFEST_HEAD	"# bloom manifest 2"
-#define MANIFEST_COLS	"# name layout key bits hashes seed flags capacity [generations period_ms age_flags]"
+#define MANIFEST_HEAD	"# bloom manifest 3"
+#define MANIFEST_COLS	"# name layout key bits hashes seed flags capacity [generations period_ms age_flags [stages_max growth tighten_pct]]"
+#define MANIFEST_TAIL	6	/* numbers after the capacity, at most */
 
 static const struct option common_opts[] = {
 	COMMON_LONGOPTS,
@@ -238,8 +241,11 @@ static void manifest_line(FILE *f, const char *name,
 		fprintf(f, "%llu", (unsigned long long)g->capacity);
 	else
 		fputc('-', f);
-	if (g->gens)
+	if (g->gens || g->stages_max)
 		fprintf(f, " %u %u %u", g->gens, g->period_ms, g->age_flags);
+	if (g->stages_max)
+		fprintf(f, " %u %u %u", g->stages_max, g->growth,
+			g->tighten_pct);
 	fputc('\n', f);
 }
 
@@ -397,22 +403,50 @@ static void __printf(1, 2) log_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The numbers ending a manifest line, at most @max: how many, or -1. */
+static int tail_numbers(const char *s, unsigned int *v, int max)
+{
+	int n, used;
+
+	for (n = 0; *s; n++, s += used)
+		if (n == max || sscanf(s, "%u %n", &v[n], &used) != 1)
+			return -1;
+	return n;
+}
+
+/* The aging and growing settings (0, 3 or 6 numbers) into @g. */
+static const char *manifest_tail(const char *s, struct bloom_geom *g)
+{
+	unsigned int v[MANIFEST_TAIL] = { 0 };
+	int n = tail_numbers(s, v, MANIFEST_TAIL);
+
+	if (n % 3)
+		return "not eight fields (eleven for an aging filter, fourteen for a growing one)";
+	if (v[0] > BLOOM_GENERATIONS_MAX || v[2] > 0xff || v[3] > 0xff ||
+	    v[4] > 0xff || v[5] > 0xff)
+		return "bad aging or growing settings";
+	g->gens = (u8)v[0];
+	g->period_ms = v[1];
+	g->age_flags = (u8)v[2];
+	g->stages_max = (u8)v[3];
+	g->growth = (u8)v[4];
+	g->tighten_pct = (u8)v[5];
+	return NULL;
+}
+
 /* One manifest line into @e; false (and *why) if it does not parse. */
 static bool manifest_parse(const char *line, struct manifest_entry *e,
 			   const char **why)
 {
 	char name[64], layout[32], key[32], cap[32];
-	unsigned int hashes, flags, gens = 0, period = 0, age_flags = 0;
+	unsigned int hashes, flags;
 	unsigned long long bits, seed;
-	int l, k, end = 0, aged = 0;
+	int l, k, end = 0;
 
 	memset(e, 0, sizeof(*e));
 	if (sscanf(line, "%63s %31s %31s %llu %u %llx %u %31s %n", name,
-		   layout, key, &bits, &hashes, &seed, &flags, cap, &end) != 8 ||
-	    (line[end] && (sscanf(line + end, "%u %u %u %n", &gens, &period,
-				  &age_flags, &aged) != 3 ||
-			   line[end + aged]))) {
-		*why = "not eight fields (or eleven, for an aging filter)";
+		   layout, key, &bits, &hashes, &seed, &flags, cap, &end) != 8) {
+		*why = "not eight fields (eleven for an aging filter, fourteen for a growing one)";
 		return false;
 	}
 	*why = name_problem(name);
@@ -431,13 +465,9 @@ static bool manifest_parse(const char *line, struct manifest_entry *e,
 	e->g.layout = (u8)l;
 	e->g.key_type = (u8)k;
 	e->g.flags = (u16)flags;
-	if (gens > BLOOM_GENERATIONS_MAX || age_flags > 0xff) {
-		*why = "bad aging settings";
+	*why = manifest_tail(line + end, &e->g);
+	if (*why)
 		return false;
-	}
-	e->g.gens = (u8)gens;
-	e->g.period_ms = period;
-	e->g.age_flags = (u8)age_flags;
 	if (strcmp(cap, "-") && parse_u64(cap, &e->g.capacity)) {
 		*why = "bad capacity";
 		return false;
@@ -607,6 +637,9 @@ static int create_empty(const struct manifest_entry *m)
 	c.generations = m->g.gens;
 	c.period_ms = m->g.period_ms;
 	c.age_flags = m->g.age_flags;
+	c.stages_max = m->g.stages_max;
+	c.growth = m->g.growth;
+	c.tighten_pct = m->g.tighten_pct;
 	return dev_ioctl(BLOOM_IOC_CREATE, &c);
 }
 

@@ -117,6 +117,30 @@ int dev_info(const char *name, struct bloom_ioc_info *in)
 	return dev_ioctl(BLOOM_IOC_INFO, in);
 }
 
+/**
+ * dev_stages() - the stages of a growing filter
+ * @name: the filter
+ * @sl: filled in; all zero when @name does not grow (EOPNOTSUPP), or
+ *	when the kernel predates growing filters (ENOTTY)
+ *
+ * Return: 0 or another -errno of BLOOM_IOC_STAGES.
+ */
+int dev_stages(const char *name, struct stage_list *sl)
+{
+	int err;
+
+	memset(sl, 0, sizeof(*sl));
+	name_copy(sl->s.name, name);
+	sl->s.buf = (uintptr_t)sl->st;
+	sl->s.count = BLOOM_STAGES_MAX;
+	err = dev_ioctl(BLOOM_IOC_STAGES, &sl->s);
+	if (err == -EOPNOTSUPP || err == -ENOTTY) {
+		memset(sl, 0, sizeof(*sl));
+		return 0;
+	}
+	return err;
+}
+
 /* Every filter name in the namespace, in creation order. */
 int dev_names(char (**names)[BLOOM_NAME_MAX], u32 *count)
 {
@@ -191,10 +215,15 @@ static const char *dev_unsupported(const char *name)
 {
 	static char buf[160];
 	struct bloom_ioc_info in;
+	struct stage_list sl;
 
 	if (!dev_info(name, &in) && in.generations)
 		snprintf(buf, sizeof(buf),
 			 "%s is an aging filter: halve, union, intersect, estimate, del and count do not apply to it",
+			 name);
+	else if (!dev_stages(name, &sl) && sl.s.stages_max)
+		snprintf(buf, sizeof(buf),
+			 "%s is a growing filter, which this command does not apply to",
 			 name);
 	else
 		snprintf(buf, sizeof(buf), "%s is not a counting filter", name);

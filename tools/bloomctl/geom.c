@@ -113,6 +113,76 @@ void age_opts_finish(struct geom_opts *o, const char *cmd)
 		usage_error(cmd, "--generations needs --rotate PERIOD or --rotate-full (or both)");
 }
 
+/* Handle one growing option of create or calc; false if @c is not one. */
+bool grow_option(struct geom_opts *o, const char *cmd, int c, const char *arg)
+{
+	u64 v;
+	u32 pct;
+
+	switch (c) {
+	case OPT_GROW:
+		break;
+	case OPT_GROWTH:
+		if (parse_u64(arg, &v) || v < BLOOM_GROWTH_MIN ||
+		    v > BLOOM_GROWTH_MAX)
+			usage_error(cmd, "bad growth '%s' (a whole number, %d to %d)",
+				    arg, BLOOM_GROWTH_MIN, BLOOM_GROWTH_MAX);
+		o->growth = (u8)v;
+		break;
+	case OPT_TIGHTENING:
+		if (parse_percent(arg, &pct) || pct < BLOOM_TIGHTEN_MIN_PCT ||
+		    pct > BLOOM_TIGHTEN_MAX_PCT)
+			usage_error(cmd, "bad tightening '%s' (0.1 to 0.9, in hundredths)",
+				    arg);
+		o->tighten_pct = (u8)pct;
+		break;
+	case OPT_MAX_STAGES:
+		if (parse_u64(arg, &v) || !v || v > BLOOM_STAGES_MAX)
+			usage_error(cmd, "bad number of stages '%s' (1 to %d)",
+				    arg, BLOOM_STAGES_MAX);
+		o->stages_max = (u8)v;
+		break;
+	default:
+		return false;
+	}
+	o->grow = true;	/* any of them makes a growing filter */
+	return true;
+}
+
+/**
+ * first_fpr_ppb() - the rate the first (or only) array is sized for
+ * @o: the options, finished
+ *
+ * Return: --fp-rate; for a growing filter, its first stage's share of
+ * it, E (1 - R), which the kernel gives it so that all stages together
+ * stay below E (uapi/bloom_ioctl.h).
+ */
+u64 first_fpr_ppb(const struct geom_opts *o)
+{
+	if (!o->grow)
+		return o->fpr_ppb;
+	return o->fpr_ppb * (100 - o->tighten_pct) / 100;
+}
+
+/* A growing filter: the defaults; refuse the kinds that cannot grow. */
+void grow_opts_finish(struct geom_opts *o, const char *cmd)
+{
+	if (!o->grow)
+		return;
+	if (o->generations)
+		usage_error(cmd, "an aging filter cannot grow: drop --grow or the aging options");
+	if (o->layout == BLOOM_LAYOUT_COUNTING)
+		usage_error(cmd, "a counting filter cannot grow: drop --grow or --layout counting");
+	if (!o->stages_max)
+		o->stages_max = BLOOM_STAGES_DEFAULT;
+	if (!o->growth)
+		o->growth = BLOOM_GROWTH_DEFAULT;
+	if (!o->tighten_pct)
+		o->tighten_pct = BLOOM_TIGHTEN_DEFAULT_PCT;
+	if (o->by_rate && !first_fpr_ppb(o))
+		usage_error(cmd, "--fp-rate too small to grow: E x (1 - R) is under 1e-9");
+}
+
 /* Why a geometry given as --bits and --hashes is refused, or NULL. */
 const char *geom_problem(const struct bloom_geom *g)
 {
@@ -220,6 +290,82 @@ const char *capacity_problem(const char *what, const struct bloom_geom *g,
 		 "%s: %llu keys would be past the filter's capacity of %llu: its false-positive rate would be about %s (sized for %s); use --force to go on anyway, or make a larger filter",
 		 what, (unsigned long long)keys, (unsigned long long)g->capacity,
 		 now, sized);
+	return buf;
+}
+
+/**
+ * first_stage_geom() - a growing filter's geometry, from its first stage
+ * @in: its INFO (layout, key type, seed)
+ * @sl: its stages
+ * @g: filled in: every stage follows from it (bloom_stage_geom())
+ */
+void first_stage_geom(const struct bloom_ioc_info *in,
+		      const struct stage_list *sl, struct bloom_geom *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->bits = sl->st[0].bits;
+	g->hashes = sl->st[0].hashes;
+	g->capacity = sl->st[0].capacity;
+	g->layout = in->layout;
+	g->key_type = in->key_type;
+	g->seed = in->seed;
+	g->flags = in->flags;
+	g->stages_max = sl->s.stages_max;
+	g->growth = sl->s.growth;
+	g->tighten_pct = sl->s.tighten_pct;
+}
+
+/*
+ * Keys a growing filter still takes: its newest stage's room, then the
+ * capacity of each stage to come, until that is @need.
+ */
+static u64 stages_room(const struct stage_list *sl, const struct bloom_geom *g,
+		       u64 need)
+{
+	const struct bloom_ioc_stage *last = &sl->st[stage_count(sl) - 1];
+	u64 room = last->capacity - min(last->capacity, last->inserted);
+	struct bloom_geom next;
+	u32 i;
+
+	for (i = stage_count(sl); !sl->s.full && i < sl->s.stages_max &&
+	     room < need; i++) {
+		if (bloom_stage_geom(g, i, &next))
+			break;		/* over the size cap: it stops there */
+		room += next.capacity;
+	}
+	return room;
+}
+
+/**
+ * stages_problem() - refuse to take a growing filter past its last stage
+ * @what: "add NAME", for the message
+ * @sl: its stages
+ * @g: its geometry (first_stage_geom())
+ * @fresh: the keys new to it
+ *
+ * A growing filter takes keys until its last stage is full: the stage
+ * limit, the size cap or, once the kernel found it there, the
+ * namespace's memory limit (@sl->s.full). Past that it is a full plain
+ * filter, and capacity_problem() applies.
+ *
+ * Return: NULL when @fresh fit, else why not; valid until the next call.
+ */
+const char *stages_problem(const char *what, const struct stage_list *sl,
+			   const struct bloom_geom *g, u64 fresh)
+{
+	static char buf[512];
+	u64 room;
+
+	if (!stage_count(sl))
+		return NULL;
+	room = stages_room(sl, g, fresh);
+	if (fresh <= room)
+		return NULL;
+	snprintf(buf, sizeof(buf),
+		 "%s: %llu new keys would take the growing filter past the capacity of its last stage: it has room for %llu more (%u of at most %u stages%s); use --force to go on anyway, or make a larger filter",
+		 what, (unsigned long long)fresh, (unsigned long long)room,
+		 stage_count(sl), sl->s.stages_max,
+		 sl->s.full ? ", and no stage to come" : "");
 	return buf;
 }
 

@@ -41,6 +41,18 @@
 "             layout is struct bloom_key_digest in the uapi header)\n" \
 "  bytes      the text itself (1 to 128 bytes), or 0x followed by hex digits\n"
 
+#define GROW_HELP \
+"\nGrowing (scalable) filters, for a number of keys not known beforehand:\n" \
+"      --grow         when the newest stage is full, add a larger one; tests\n" \
+"                     probe every stage\n" \
+"      --growth S     each stage holds S times the keys of the one before,\n" \
+"                     2 to 8 (default 2)\n" \
+"      --tightening R each stage's false-positive rate is R times the one\n" \
+"                     before's, 0.1 to 0.9 (default 0.5)\n" \
+"      --max-stages N at most N stages, 1 to 24 (default 16); then, or at the\n" \
+"                     namespace's memory limit, it fills up as a plain filter\n" \
+"Any of --growth, --tightening and --max-stages implies --grow.\n"
+
 #define FILE_HELP \
 "NAME may be a snapshot FILE, read without the kernel: any argument holding\n" \
 "a '/' (which no filter name can), e.g. ./drop.bloom. It is verified as a\n" \
@@ -67,7 +79,11 @@ const struct command commands[] = {
 	  "      --rotate-full  also rotate when the newest generation is full\n"
 	  "A key stays present for at least (G-1)*T and at most G*T after its last\n"
 	  "add (less when rotations come early: --rotate-full, 'bloomctl rotate').\n"
-	  "--capacity is per generation, that is per window; memory is G+1 arrays.\n" },
+	  "--capacity is per generation, that is per window; memory is G+1 arrays.\n"
+	  GROW_HELP
+	  "--capacity is the first stage's; with --fp-rate E the first stage gets\n"
+	  "E*(1-R), so that all stages together stay below E. Growing goes with\n"
+	  "neither aging nor --layout counting.\n" },
 	{ "destroy", cmd_destroy, "NAME...",
 	  "Destroy filters. A filter that a rule or kernel user holds is refused,\n"
 	  "after waiting up to 3 s for one (iptables-nft lets go of a deleted\n"
@@ -85,18 +101,25 @@ const struct command commands[] = {
 	  "build a new filter, swap it in, destroy the old one.\n" },
 	{ "list", cmd_list, "[--names]",
 	  "List the filters of this network namespace, in creation order; OVER\n"
-	  "after the inserted count marks a filter past its capacity.\n\n"
+	  "after the inserted count marks a filter past its capacity. A growing\n"
+	  "filter's capacity is that of its stages so far, with a + while it may\n"
+	  "grow.\n\n"
 	  "  -n, --names        names only, one per line\n" },
 	{ "info", cmd_info, "NAME|FILE",
 	  "Show a filter's geometry and statistics, with its capacity; a filter\n"
-	  "holding more keys than that is marked OVER CAPACITY.\n\n" FILE_HELP },
+	  "holding more keys than that is marked OVER CAPACITY. For a growing\n"
+	  "filter also its growth, tightening and most stages, the false-positive\n"
+	  "rate it stays below, whether it is at its limit, and each stage (m, k,\n"
+	  "capacity, inserted, fill, rate, memory), oldest first; m, k and the\n"
+	  "capacity above are then the first stage's.\n\n" FILE_HELP },
 	{ "limits", cmd_limits, "[--max-filters N] [--max-bytes B]",
 	  "Show, or change, the namespace's limits on filters and array memory.\n"
 	  "Sizes take k, M, G (powers of 1000) or Ki, Mi, Gi (powers of 1024), e.g. 64MiB.\n" },
 	{ "add", cmd_add, "NAME [KEY...] [-f FILE]... [--force]",
 	  "Add keys to a filter. Refused, with nothing added, when the keys new to\n"
 	  "the filter would take it past its capacity (the false-positive rate it\n"
-	  "would reach is in the message), unless --force.\n\n"
+	  "would reach is in the message), unless --force. A growing filter takes\n"
+	  "as many as its newest stage and the stages it may still add hold.\n\n"
 	  "      --force        add past the capacity anyway\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
 	  KEYS_HELP },
@@ -181,12 +204,19 @@ const struct command commands[] = {
 	  "Estimate the number of distinct keys in a filter from its fill, or with\n"
 	  "two filters of the same geometry and seed, the sizes of their\n"
 	  "intersection and union.\n" },
-	{ "calc", cmd_calc, "--capacity N [--fp-rate E]",
+	{ "calc", cmd_calc, "--capacity N [--fp-rate E] [--grow [GROWING]]",
 	  "Size a filter for each layout: m, k, bits per key, memory and the exact\n"
 	  "theoretical false-positive rate at capacity, beside the information-\n"
-	  "theoretic lower bound log2(1/E) bits per key. Needs no kernel.\n\n"
+	  "theoretic lower bound log2(1/E) bits per key. Needs no kernel.\n"
+	  "With --grow, what a growing filter of first capacity N costs once it\n"
+	  "holds 10, 100 and 1000 times N keys (stages, memory, bits per key, its\n"
+	  "rate then, and the rate it stays below), beside a filter sized for that\n"
+	  "many keys from the start (SIZED), in one layout.\n\n"
 	  "  -n, --capacity N   keys (suffixes k, M, G; or 1e6)\n"
-	  "  -e, --fp-rate E    target rate, 1e-9 to 0.5: 0.01, 1% or 1e-3 (default 1%)\n\n"
+	  "  -e, --fp-rate E    target rate, 1e-9 to 0.5: 0.01, 1% or 1e-3 (default 1%)\n"
+	  "  -l, --layout L     with --grow: blocked (default), standard or\n"
+	  "                     partitioned\n"
+	  GROW_HELP "\n"
 	  "Exit status 2 when no layout can hold N keys at E under the size cap.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
 	  "Show the help of bloomctl or of a subcommand.\n" },

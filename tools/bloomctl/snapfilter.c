@@ -6,7 +6,8 @@
  * machine can be checked before it is shipped to others. The file is
  * verified as a restore would verify it (header, checksum, no bits past
  * m) and queried with module/core/, the code bloom.ko runs: the answers
- * are the kernel's.
+ * are the kernel's. A growing filter's file holds its stages, and a test
+ * probes every one of them, as the kernel's does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,18 +20,66 @@ bool is_snap_path(const char *arg)
 	return strchr(arg, '/') != NULL;
 }
 
+/* The rate of a test probing two arrays of rates @a and @b (ppb). */
+static u64 union_ppb(u64 a, u64 b)
+{
+	return BLOOM_PPB - (BLOOM_PPB - a) * (BLOOM_PPB - min(b, BLOOM_PPB)) /
+			   BLOOM_PPB;
+}
+
+/* Stage @i's figures, as BLOOM_IOC_STAGES reports them. */
+static void stage_report(struct snap_filter *sf, u32 i,
+			 const struct bloom_stats *st)
+{
+	struct bloom_ioc_stage *r = &sf->sl.st[i];
+
+	r->bits = sf->core[i].g.bits;
+	r->hashes = sf->core[i].g.hashes;
+	r->capacity = sf->core[i].g.capacity;
+	r->inserted = st->inserted;
+	r->bits_set = st->bits_set;
+	r->fill_ppb = st->fill_ppb;
+	r->est_fpr_ppb = st->est_fpr_ppb;
+	r->mem_bytes = st->mem_bytes;
+}
+
+/*
+ * The statistics of every array as the kernel reports a growing filter's
+ * stages: summed (keys, bits, memory), the newest's fill, and the rate
+ * of a test that probes them all.
+ */
+static void file_stats(struct snap_filter *sf, struct bloom_ioc_info *in)
+{
+	u64 *hist = xcalloc(BLOOM_HIST_WORDS, sizeof(*hist));
+	struct bloom_stats st;
+	u32 i;
+	int w;
+
+	for (i = 0; i < sf->nstages; i++) {
+		bloom_stats(&sf->core[i], sf->bits[i], hist, &st);
+		if (sf->sl.s.stages_max)
+			stage_report(sf, i, &st);
+		in->bits_set += st.bits_set;
+		in->fill_ppb = st.fill_ppb;	/* the newest's, last */
+		in->est_card = in->est_card == U64_MAX ||
+			       st.est_card == U64_MAX ? U64_MAX :
+			       in->est_card + st.est_card;
+		in->est_fpr_ppb = union_ppb(in->est_fpr_ppb, st.est_fpr_ppb);
+		in->inserted += st.inserted;
+		in->mem_bytes += st.mem_bytes;
+		for (w = 0; w < BLOOM_PLEN_WORDS; w++)
+			in->plens[w] |= bloom_word_read(&sf->bits[i]->plens[w]);
+	}
+	free(hist);
+}
+
 /* The kernel's INFO for these contents; no rule uses a file. */
-static void file_info(const struct snap_filter *sf, const char *path,
+static void file_info(struct snap_filter *sf, const char *path,
 		      struct bloom_ioc_info *in)
 {
-	const struct bloom_geom *g = &sf->core.g;
-	u64 *hist = xcalloc(BLOOM_HIST_WORDS, sizeof(*hist));
+	const struct bloom_geom *g = &sf->core[0].g;
 	char *name = snap_default_name(path);
-	struct bloom_stats st;
-	int i;
 
-	bloom_stats(&sf->core, sf->bits, hist, &st);
-	free(hist);
 	memset(in, 0, sizeof(*in));
 	/* The name a restore would give it, cut to fit. */
 	strncpy(in->name, name, sizeof(in->name) - 1);
@@ -41,15 +90,88 @@ static void file_info(const struct snap_filter *sf, const char *path,
 	in->layout = g->layout;
 	in->key_type = g->key_type;
 	in->flags = g->flags;
-	in->bits_set = st.bits_set;
-	in->fill_ppb = st.fill_ppb;
-	in->est_card = st.est_card;
-	in->est_fpr_ppb = st.est_fpr_ppb;
-	in->inserted = st.inserted;
-	in->mem_bytes = st.mem_bytes;
-	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-		in->plens[i] = bloom_word_read(&sf->bits->plens[i]);
 	in->capacity = g->capacity;
+	file_stats(sf, in);
+}
+
+/* Array @i of @sf from @words: allocated as the kernel does, checked. */
+static void load_array(const char *cmd, const char *path,
+		       struct snap_filter *sf, u32 i, const u8 *words)
+{
+	const struct bloom_core *core = &sf->core[i];
+	struct bloom_bits *bits;
+
+	/* words[] is aligned to a block, as the kernel allocates it */
+	if (posix_memalign((void **)&bits, BLOOM_BLOCK_BITS / 8,
+			   sizeof(*bits) + bloom_array_bytes(core)))
+		die("out of memory");
+	memset(bits, 0, sizeof(*bits));
+	bloom_words_from_le(bits->words, (const __le64 *)words, core->nwords);
+	sf->bits[i] = bits;
+	sf->nstages = i + 1;
+	if (bloom_bits_check_tail(core, bits))
+		die("%s %s: bits are set past the filter's size (m=%llu)", cmd,
+		    path, (unsigned long long)core->g.bits);
+}
+
+/* The inserted count and prefix lengths of array @i. */
+static void set_counts(struct snap_filter *sf, u32 i, u64 inserted,
+		       const u64 *plens)
+{
+	int w;
+
+	bloom_word_set(&sf->bits[i]->inserted, inserted);
+	for (w = 0; w < BLOOM_PLEN_WORDS; w++)
+		bloom_word_set(&sf->bits[i]->plens[w], plens[w]);
+}
+
+/*
+ * What BLOOM_IOC_STAGES says of a growing filter, but for its figures:
+ * at its limit when it has its most stages (a limit met in growing is
+ * the kernel's to find, once restored).
+ */
+static void stages_of(struct snap_filter *sf, const struct bloom_geom *g)
+{
+	struct bloom_ioc_stages *s = &sf->sl.s;
+
+	s->stages = sf->nstages;
+	s->stages_max = g->stages_max;
+	s->growth = g->growth;
+	s->tighten_pct = g->tighten_pct;
+	s->full = sf->nstages >= g->stages_max;
+	s->bound_ppb = bloom_stage_bound_ppb(g);
+}
+
+/*
+ * A growing filter's payload (version 4): S records, then the S arrays,
+ * oldest first, each of the geometry bloom_stage_geom() gives it.
+ */
+static void load_stages(const char *cmd, const char *path,
+			const struct bloom_snap_info *info, const u8 *payload,
+			struct snap_filter *sf)
+{
+	const struct bloom_snap_stage *rec = (const void *)payload;
+	const u8 *words = payload + info->stages * sizeof(*rec);
+	u64 plens[BLOOM_PLEN_WORDS];
+	struct bloom_geom g;
+	u32 i;
+	int w;
+
+	for (i = 0; i < info->stages; i++) {
+		/* As the kernel's load checks it: m, prefix lengths */
+		if (bloom_stage_geom(&info->geom, i, &g) ||
+		    bloom_le64_to_cpu(rec[i].bits) != g.bits ||
+		    bloom_le64_to_cpu(rec[i].plens[BLOOM_PLEN_WORDS - 1]) >> 1)
+			die("%s %s: stage %u's record does not match its geometry",
+			    cmd, path, i);
+		bloom_core_init(&sf->core[i], &g);
+		load_array(cmd, path, sf, i, words);
+		words += bloom_array_bytes(&sf->core[i]);
+		for (w = 0; w < BLOOM_PLEN_WORDS; w++)
+			plens[w] = bloom_le64_to_cpu(rec[i].plens[w]);
+		set_counts(sf, i, bloom_le64_to_cpu(rec[i].inserted), plens);
+	}
+	stages_of(sf, &info->geom);
 }
 
 /**
@@ -57,15 +179,16 @@ static void file_info(const struct snap_filter *sf, const char *path,
  * @cmd: the subcommand, for messages
  * @path: the file
  * @sf: filled; free with snap_filter_free()
- * @in: what INFO would say of it once restored
+ * @in: what INFO would say of it once restored (@sf->sl what STAGES
+ *	would, for a growing filter)
  */
 void snap_filter_load(const char *cmd, const char *path,
 		      struct snap_filter *sf, struct bloom_ioc_info *in)
 {
 	struct bloom_snap_info info;
 	struct snap_image img;
-	u64 bytes;
-	int err, i;
+	const u8 *payload;
+	int err;
 
 	snap_read_file(path, &img);
 	err = snap_verify(&img, &info);
@@ -76,23 +199,15 @@ void snap_filter_load(const char *cmd, const char *path,
 		die("%s %s: a snapshot of an aging filter (%u generations) can only be read by restoring it",
 		    cmd, path, (unsigned int)info.geom.gens);
 	memset(sf, 0, sizeof(*sf));
-	bloom_core_init(&sf->core, &info.geom);
-	bytes = bloom_array_bytes(&sf->core);
-	/* words[] is aligned to a block, as the kernel allocates it */
-	if (posix_memalign((void **)&sf->bits, BLOOM_BLOCK_BITS / 8,
-			   sizeof(*sf->bits) + bytes))
-		die("out of memory");
-	memset(sf->bits, 0, sizeof(*sf->bits));
-	bloom_words_from_le(sf->bits->words,
-			    (const __le64 *)(img.buf + sizeof(struct bloom_snap_hdr)),
-			    sf->core.nwords);
+	bloom_core_init(&sf->core[0], &info.geom);
+	payload = img.buf + sizeof(struct bloom_snap_hdr);
+	if (info.stages) {
+		load_stages(cmd, path, &info, payload, sf);
+	} else {
+		load_array(cmd, path, sf, 0, payload);
+		set_counts(sf, 0, info.inserted, info.plens);
+	}
 	snap_free(&img);
-	bloom_word_set(&sf->bits->inserted, info.inserted);
-	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-		bloom_word_set(&sf->bits->plens[i], info.plens[i]);
-	if (bloom_bits_check_tail(&sf->core, sf->bits))
-		die("%s %s: bits are set past the filter's size (m=%llu)", cmd,
-		    path, (unsigned long long)info.geom.bits);
 	file_info(sf, path, in);
 }
 
@@ -112,14 +227,17 @@ u64 snap_filter_batch(const struct snap_filter *sf, unsigned long cmd,
 {
 	u64 present = 0;
 	size_t len;
-	u32 i;
+	u32 i, s;
 
 	for (i = 0; i < n; i++) {
 		const void *key = rec_key(kl->type, keylist_rec(kl, first + i),
 					  &len);
-		u64 h = bloom_hash(&sf->core, key, len);
-		u32 count = bloom_count_hash(&sf->core, sf->bits, h);
+		/* One seed: every stage probes with the same hash. */
+		u64 h = bloom_hash(&sf->core[0], key, len);
+		u32 count = 0;
 
+		for (s = 0; s < sf->nstages && !count; s++)
+			count = bloom_count_hash(&sf->core[s], sf->bits[s], h);
 		present += count > 0;
 		if (cmd == BLOOM_IOC_COUNT && out)
 			out[i] = (u8)count;
@@ -131,6 +249,11 @@ u64 snap_filter_batch(const struct snap_filter *sf, unsigned long cmd,
 
 void snap_filter_free(struct snap_filter *sf)
 {
-	free(sf->bits);
-	sf->bits = NULL;
+	u32 i;
+
+	for (i = 0; i < sf->nstages; i++) {
+		free(sf->bits[i]);
+		sf->bits[i] = NULL;
+	}
+	sf->nstages = 0;
 }

@@ -237,25 +237,46 @@ int parse_count(const char *s, u64 *out)
 	return 0;
 }
 
-/* A rate: "0.01", "1%", "1e-3"; parts per 10^9 in [1, 5*10^8]. */
-int parse_rate(const char *s, u64 *ppb)
+/* A fraction: "0.01", "1%", "1e-3"; no sign. */
+static int parse_fraction(const char *s, double *v)
 {
 	char *end;
-	double v;
 
 	if (!isdigit((unsigned char)*s) && *s != '.')
 		return -1;
-	v = strtod(s, &end);
-	if (end == s || !isfinite(v))
+	*v = strtod(s, &end);
+	if (end == s || !isfinite(*v))
 		return -1;
 	if (!strcmp(end, "%"))
-		v /= 100;
+		*v /= 100;
 	else if (*end)
 		return -1;
-	if (v < RATE_MIN * (1 - 1e-9) || v > RATE_MAX)
+	return 0;
+}
+
+/* A rate: "0.01", "1%", "1e-3"; parts per 10^9 in [1, 5*10^8]. */
+int parse_rate(const char *s, u64 *ppb)
+{
+	double v;
+
+	if (parse_fraction(s, &v) || v < RATE_MIN * (1 - 1e-9) || v > RATE_MAX)
 		return -1;
 	v = v * (double)BLOOM_PPB + 0.5;
 	*ppb = (u64)v;
+	return 0;
+}
+
+/* A fraction in whole hundredths, "0.5" or "50%", as percent: 0 to 100. */
+int parse_percent(const char *s, u32 *pct)
+{
+	double v, p;
+
+	if (parse_fraction(s, &v) || v > 1)
+		return -1;
+	p = round(v * 100);
+	if (fabs(v * 100 - p) > 0.0001)
+		return -1;
+	*pct = (u32)p;
 	return 0;
 }
 

@@ -84,13 +84,15 @@ static const errmask allowed[NCMDS + 1] = {
 	       E(EMSGSIZE) | E(EBADMSG) | E(ERANGE),		/* RESTORE */
 	[18] = ANY | E(EINVAL),					/* LIMITS */
 	[19] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP) | E(EINTR), /* ROTATE */
+	/* EOPNOTSUPP: a filter that does not grow. */
+	[20] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* STAGES */
 	[BAD_CMD] = E(ENOTTY),
 };
 
 static const char *const cmd_names[NCMDS + 1] = {
 	"VERSION", "CREATE", "DESTROY", "RENAME", "CLEAR", "ADD", "TEST",
 	"DEL", "COUNT", "INFO", "LIST", "SWAP", "UNION", "INTERSECT",
-	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE",
+	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE", "STAGES",
 	"(unknown)",
 };
 
@@ -100,7 +102,7 @@ static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_DEL, BLOOM_IOC_COUNT, BLOOM_IOC_INFO, BLOOM_IOC_LIST,
 	BLOOM_IOC_SWAP, BLOOM_IOC_UNION, BLOOM_IOC_INTERSECT, BLOOM_IOC_HALVE,
 	BLOOM_IOC_ESTIMATE, BLOOM_IOC_SAVE, BLOOM_IOC_RESTORE,
-	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE,
+	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE, BLOOM_IOC_STAGES,
 };
 
 /* Per process, in shared memory: calls and successes per command. */
@@ -279,6 +281,8 @@ static void fill_create(struct bloom_ioc_create *c)
 		c->key_type = type_of[i];
 		c->flags = BLOOM_F_FIXED_SEED;
 		c->seed = below(2);	/* two seeds: some pairs combine */
+		if (c->layout != BLOOM_LAYOUT_COUNTING && one_in(4))
+			c->stages_max = 1 + below(BLOOM_STAGES_MAX);	/* grows */
 		return;
 	}
 	if (one_in(4)) {
@@ -310,6 +314,25 @@ static void fill_create(struct bloom_ioc_create *c)
 		c->reserved0[below(3)] = rnd();
 	if (one_in(20))
 		c->reserved = rnd();
+}
+
+static void fill_stages(struct bloom_ioc_stages *s)
+{
+	name(s->name);
+	s->count = PICK(0, 1, 2, BLOOM_STAGES_MAX, BLOOM_STAGES_MAX + 1, ~0U);
+	/* The kernel writes at most the stages there are: 24. */
+	s->buf = ptr((s->count > BLOOM_STAGES_MAX ? BLOOM_STAGES_MAX + 1 :
+		      s->count) * sizeof(struct bloom_ioc_stage));
+	if (one_in(20))
+		s->stages = rnd();
+	if (one_in(20))
+		s->full = rnd();
+	if (one_in(20))
+		s->bound_ppb = rnd();
+	if (one_in(20))
+		s->reserved = rnd();
+	if (one_in(20))
+		s->reserved2 = rnd();
 }
 
 static void fill_batch(struct bloom_ioc_batch *b)
@@ -507,6 +530,9 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 		break;
 	case 18:
 		fill_limits(arg);
+		break;
+	case 20:
+		fill_stages(arg);
 		break;
 	}
 }
