@@ -39,6 +39,22 @@ size_t bloom_contents_bytes(const struct bloom_geom *g)
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_bytes);
 
+/**
+ * bloom_contents_snap_bytes() - what contents restored from a snapshot take
+ * @info: a checked snapshot header
+ *
+ * Return: the bytes, saturating, for the namespace's limit before
+ * anything is allocated.
+ */
+size_t bloom_contents_snap_bytes(const struct bloom_snap_info *info)
+{
+	const struct bloom_kind_ops *ops = kind_of(&info->geom);
+
+	if (ops->snap_bytes)
+		return ops->snap_bytes(info);
+	return bloom_contents_bytes(&info->geom);
+}
+
 /* Under the budget's lock once published: contents may grow. */
 size_t bloom_contents_size(const struct bloom_contents *c)
 {

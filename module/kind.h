@@ -56,11 +56,15 @@ struct bloom_stage_report {
 /*
  * A snapshot payload being read in (transfer.c provides it): @words
  * copies @n little-endian words into an array, @bytes a small record;
- * both feed the checksum and fail with -EFAULT or -EINTR.
+ * both feed the checksum and fail with -EFAULT or -EINTR. @verify, once
+ * all is read, checks the checksum (-EBADMSG): a kind checks what it
+ * can of each array as it reads it (-ERANGE), then verifies, then acts
+ * on the records it read.
  */
 struct bloom_payload_in {
 	int (*words)(struct bloom_payload_in *in, bloom_word_t *w, u64 n);
 	int (*bytes)(struct bloom_payload_in *in, void *buf, size_t n);
+	int (*verify)(struct bloom_payload_in *in);
 };
 
 /**
@@ -69,6 +73,8 @@ struct bloom_payload_in {
  *	for a valid geometry of the kind; SIZE_MAX when that overflows
  * @size: the bytes contents that grow hold now, under their budget's
  *	lock (NULL: @bytes of their geometry)
+ * @snap_bytes: the bytes contents restored from a snapshot would hold
+ *	(NULL: @bytes of its geometry)
  * @init: set up new, zeroed contents (core filled in); 0 or -ENOMEM
  * @destroy: free what the kind allocated beside the contents; runs once
  *	no reader can see them (never published, or after a grace period)
@@ -105,6 +111,7 @@ struct bloom_payload_in {
 struct bloom_kind_ops {
 	size_t (*bytes)(const struct bloom_core *core);
 	size_t (*size)(const struct bloom_contents *c);
+	size_t (*snap_bytes)(const struct bloom_snap_info *info);
 	int (*init)(struct bloom_contents *c);
 	void (*destroy)(struct bloom_contents *c);
 	void (*start)(struct bloom_contents *c);
@@ -182,6 +189,7 @@ static inline void bloom_contents_init(struct bloom_contents *c,
 /* memory.c */
 void *bloom_array_alloc(size_t size);
 int bloom_budget_room(const struct bloom_budget *b, size_t more);
+int bloom_budget_check(struct bloom_contents *c, size_t more);
 int bloom_budget_grow(struct bloom_contents *c, size_t more,
 		      void (*publish)(struct bloom_contents *c, void *arg),
 		      void *arg);
@@ -192,6 +200,7 @@ void bloom_contents_free(struct bloom_contents *c);
 void bloom_contents_put(struct bloom_contents *c);
 size_t bloom_contents_bytes(const struct bloom_geom *g);
 size_t bloom_contents_size(const struct bloom_contents *c);
+size_t bloom_contents_snap_bytes(const struct bloom_snap_info *info);
 void bloom_contents_start(struct bloom_contents *c);
 void bloom_contents_retire(struct bloom_contents *c);
 void bloom_contents_stop(struct bloom_contents *c);

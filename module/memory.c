@@ -49,6 +49,27 @@ int bloom_budget_room(const struct bloom_budget *b, size_t more)
 }
 
 /**
+ * bloom_budget_check() - would a growth of published contents fit?
+ * @c: contents that grow, published
+ * @more: bytes
+ *
+ * A hint before allocating; bloom_budget_grow() checks again.
+ *
+ * Return: 0, -ENOSPC or -E2BIG, -ESTALE (no longer published).
+ */
+int bloom_budget_check(struct bloom_contents *c, size_t more)
+{
+	struct bloom_budget *b = c->budget;
+	int err = -ESTALE;
+
+	spin_lock(&b->lock);
+	if (!test_bit(BLOOM_C_RETIRED, &c->flags))
+		err = bloom_budget_room(b, more);
+	spin_unlock(&b->lock);
+	return err;
+}
+
+/**
  * bloom_budget_grow() - charge published contents for a growth
  * @c: contents that grow, published (their kind's work, process context)
  * @more: the bytes they grow by

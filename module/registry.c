@@ -162,23 +162,36 @@ static int account(struct bloom_net *bn, struct bloom_contents *c,
 
 /*
  * Under bn->lock: make @c the contents of @f. Readers see the old or the
- * new contents; the old are freed after a grace period once the last
- * holder lets go.
+ * new contents. The old, retired, go to @old for drop_old() once the
+ * lock is released: stopping their work may wait a grace period, and a
+ * rotation or growth in progress.
  */
 static int replace_contents(struct bloom_net *bn, struct bloom_filter *f,
-			    struct bloom_contents *c)
+			    struct bloom_contents *c,
+			    struct bloom_contents **old)
 {
-	struct bloom_contents *old = contents_locked(bn, f);
-	int err = account(bn, c, old);
+	int err = account(bn, c, contents_locked(bn, f));
 
 	if (err)
 		return err;
+	*old = contents_locked(bn, f);
 	bump_generation(bn, c);
 	rcu_assign_pointer(f->contents, c);
 	bloom_contents_start(c);
+	return 0;
+}
+
+/*
+ * Without bn->lock: stop contents replace_contents() took off a filter
+ * and drop the filter's reference to them; they are freed after a grace
+ * period once the last holder lets go. NULL does nothing.
+ */
+static void drop_old(struct bloom_contents *old)
+{
+	if (!old)
+		return;
 	bloom_contents_unpublish(old);
 	bloom_contents_put(old);
-	return 0;
 }
 
 /* Under bn->lock: @c, unlisted with its filter, counts no more. */
@@ -247,9 +260,9 @@ static int add_filter(struct bloom_net *bn, const char *name,
 }
 
 /**
- * bloom_registry_room() - would a filter of this geometry fit the limits?
+ * bloom_registry_room() - would contents of this size fit the limits?
  * @net: the namespace
- * @g: a valid geometry
+ * @need: their bytes (bloom_contents_bytes(), bloom_contents_snap_bytes())
  * @replacing: the filter whose contents it would replace, or NULL for a
  *	new filter
  *
@@ -258,11 +271,10 @@ static int add_filter(struct bloom_net *bn, const char *name,
  *
  * Return: 0, -ENOSPC, -E2BIG or -EINTR.
  */
-int bloom_registry_room(struct net *net, const struct bloom_geom *g,
-			const char *replacing)
+int bloom_registry_room(struct net *net, size_t need, const char *replacing)
 {
 	struct bloom_net *bn = bloom_net(net);
-	size_t need = bloom_contents_bytes(g), was = 0;
+	size_t was = 0;
 	struct bloom_filter *f = NULL;
 	int err;
 
@@ -300,6 +312,7 @@ int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace)
 {
 	struct bloom_net *bn = bloom_net(net);
+	struct bloom_contents *old = NULL;
 	struct bloom_filter *f;
 	int err;
 
@@ -314,8 +327,9 @@ int bloom_registry_publish(struct net *net, const char *name,
 	else if (contents_locked(bn, f)->core.g.key_type != c->core.g.key_type)
 		err = -EINVAL;
 	else
-		err = replace_contents(bn, f, c);
+		err = replace_contents(bn, f, c, &old);
 	mutex_unlock(&bn->lock);
+	drop_old(old);
 out:
 	if (err)
 		bloom_contents_free(c);
@@ -349,7 +363,7 @@ int bloom_registry_prepare(struct net *net, const char *name,
 		return err;
 	if (!g->capacity)
 		g->capacity = bloom_geom_default_capacity(g);
-	err = bloom_registry_room(net, g, NULL);
+	err = bloom_registry_room(net, bloom_contents_bytes(g), NULL);
 	if (err)
 		return err;
 	if (!(g->flags & BLOOM_F_FIXED_SEED))
@@ -534,7 +548,7 @@ EXPORT_SYMBOL_GPL(bloom_registry_swap);
 int bloom_registry_clear(struct net *net, const char *name)
 {
 	struct bloom_net *bn = bloom_net(net);
-	struct bloom_contents *c = NULL;
+	struct bloom_contents *c = NULL, *old = NULL;
 	struct bloom_filter *f;
 	int err;
 
@@ -548,10 +562,11 @@ int bloom_registry_clear(struct net *net, const char *name)
 	if (!err && !c)
 		err = -ENOMEM;
 	if (!err)
-		err = replace_contents(bn, f, c);
+		err = replace_contents(bn, f, c, &old);
 	if (err && c)
 		bloom_contents_free(c);
 	mutex_unlock(&bn->lock);
+	drop_old(old);
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_clear);
@@ -572,7 +587,7 @@ EXPORT_SYMBOL_GPL(bloom_registry_clear);
 int bloom_registry_halve(struct net *net, const char *name)
 {
 	struct bloom_net *bn = bloom_net(net);
-	struct bloom_contents *c;
+	struct bloom_contents *c, *old = NULL;
 	struct bloom_filter *f;
 	int err;
 
@@ -582,8 +597,9 @@ int bloom_registry_halve(struct net *net, const char *name)
 	f = find_locked(bn, name);
 	c = IS_ERR(f) ? ERR_CAST(f) :
 	    bloom_contents_halve(contents_locked(bn, f));
-	err = PTR_ERR_OR_ZERO(c) ?: replace_contents(bn, f, c);
+	err = PTR_ERR_OR_ZERO(c) ?: replace_contents(bn, f, c, &old);
 	mutex_unlock(&bn->lock);
+	drop_old(old);
 	return err;
 }
 EXPORT_SYMBOL_GPL(bloom_registry_halve);

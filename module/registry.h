@@ -93,8 +93,7 @@ int bloom_registry_clear(struct net *net, const char *name);
 int bloom_registry_halve(struct net *net, const char *name);
 int bloom_registry_combine(struct net *net, const char *dst,
 			   const char *src, bool intersect);
-int bloom_registry_room(struct net *net, const struct bloom_geom *g,
-			const char *replacing);
+int bloom_registry_room(struct net *net, size_t need, const char *replacing);
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace);
 int bloom_registry_limits(struct net *net, struct bloom_limits *l, bool set,

@@ -263,11 +263,12 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	 * A change other than adds (an aging filter's rotation, a scalable
 	 * one's growth) changes the payload as a replacement does: one
 	 * since an earlier call moves @generation, and one during this
-	 * call makes it a value no other call gives, so that the reader
-	 * starts over either way. (Replacements stay far below 2^32.)
+	 * call sets bit 31, which no call that saw the count it started
+	 * with gives, so that the reader starts over either way (the count
+	 * only grows). Replacements stay far below 2^31.
 	 */
 	if (snap_changes(c) != changes)
-		s->generation = U64_MAX;
+		s->generation |= 1ULL << 31;
 	return err;
 }
 
@@ -292,15 +293,15 @@ long bloom_ioc_save(struct net *net, void *arg, unsigned int cmd)
 
 /*
  * A snapshot's payload, read in by the kind through struct
- * bloom_payload_in: every read feeds the checksum, and the read that
- * completes the payload checks it, so a kind has verified everything
- * before it acts on any record it read.
+ * bloom_payload_in: every read feeds the checksum, which the kind has
+ * verified before it acts on any record it read.
  */
 struct payload {
 	struct bloom_payload_in in;
 	const u8 __user *at;
 	u64 left;			/* bytes not read yet */
 	u64 checksum;			/* the header's */
+	bool verified;
 	bloom_hash_state st;
 	__le64 bounce[BOUNCE_BYTES / 8];
 };
@@ -311,8 +312,6 @@ static int consumed(struct payload *p, const void *buf, size_t n)
 	bloom_hash_update(&p->st, buf, n);
 	p->at += n;
 	p->left -= n;
-	if (!p->left && bloom_hash_final(&p->st) != p->checksum)
-		return -EBADMSG;
 	if (fatal_signal_pending(current))
 		return -EINTR;
 	cond_resched();
@@ -348,6 +347,17 @@ static int read_words(struct bloom_payload_in *in, bloom_word_t *w, u64 n)
 	return err;
 }
 
+/* All of it read: the checksum. */
+static int verify(struct bloom_payload_in *in)
+{
+	struct payload *p = container_of(in, struct payload, in);
+
+	if (WARN_ON_ONCE(p->left))
+		return -EMSGSIZE;
+	p->verified = true;
+	return bloom_hash_final(&p->st) != p->checksum ? -EBADMSG : 0;
+}
+
 /* The kind reads the payload into new contents, which check it whole. */
 static int load_payload(struct bloom_contents *c, const u8 __user *in,
 			const struct bloom_snap_hdr *hdr,
@@ -360,14 +370,16 @@ static int load_payload(struct bloom_contents *c, const u8 __user *in,
 		return -ENOMEM;
 	p->in.bytes = read_bytes;
 	p->in.words = read_words;
+	p->in.verify = verify;
+	p->verified = false;
 	p->at = in;
 	p->left = info->payload_len;
 	p->checksum = info->checksum;
 	bloom_snap_csum_begin(&p->st, hdr);
 	err = c->ops->load(c, &p->in, info);
-	/* Every kind reads its whole payload: the header said how long. */
-	if (!err && WARN_ON_ONCE(p->left))
-		err = -EMSGSIZE;
+	/* Every kind reads and verifies its whole payload. */
+	if (!err && WARN_ON_ONCE(!p->verified))
+		err = -EBADMSG;
 	kfree(p);
 	return err;
 }
@@ -404,7 +416,7 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 	err = bloom_snap_check_hdr(&hdr, r->len, &info);
 	if (err)
 		return err;
-	err = bloom_registry_room(net, &info.geom,
+	err = bloom_registry_room(net, bloom_contents_snap_bytes(&info),
 				  r->flags & BLOOM_RESTORE_REPLACE ?
 				  r->name : NULL);
 	if (err)

@@ -368,12 +368,13 @@ static u64 first_rate_ppb(const struct bloom_geom *g)
  * @i: the stage, 0 .. @g->stages_max - 1
  * @out: filled in: stage 0 is @g itself; stage i holds @g->growth^i
  *	times the first capacity at (@g->tighten_pct / 100)^i times the
- *	first stage's rate at its capacity (at least 1 ppb)
+ *	first stage's rate at its capacity, rounded down to whole ppb
  *
  * Deterministic, so that the kernel and userspace agree on every
  * stage's size from the first's. Takes milliseconds (bloom_geom_size()).
  *
- * Return: 0, -E2BIG when the stage would be over the size cap.
+ * Return: 0, -E2BIG when the stage would be over the size cap or its
+ * rate under 1 ppb.
  */
 int bloom_stage_geom(const struct bloom_geom *g, unsigned int i,
 		     struct bloom_geom *out)
@@ -387,9 +388,10 @@ int bloom_stage_geom(const struct bloom_geom *g, unsigned int i,
 		if (cap > max_units(g->layout) / g->growth)
 			return -E2BIG;
 		cap *= g->growth;
+		/* Under 1 ppb the series' bound would not hold: no stage. */
 		rate = rate * g->tighten_pct / 100;
 		if (!rate)
-			rate = 1;
+			return -E2BIG;
 	}
 	if (!i)
 		return 0;

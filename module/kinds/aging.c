@@ -651,7 +651,7 @@ static int aging_load(struct bloom_contents *c, struct bloom_payload_in *in,
 		err = in->words(in, array(a, i)->words, c->core.nwords) ?:
 		      bloom_bits_check_tail(&c->core, array(a, i));
 	if (!err)
-		err = apply_records(a, gens);
+		err = in->verify(in) ?: apply_records(a, gens);
 	kfree(gens);
 	return err;
 }

@@ -196,7 +196,7 @@ static int plain_load(struct bloom_contents *c, struct bloom_payload_in *in,
 	int err;
 
 	err = in->words(in, p->bits.words, c->core.nwords) ?:
-	      bloom_bits_check_tail(&c->core, &p->bits);
+	      bloom_bits_check_tail(&c->core, &p->bits) ?: in->verify(in);
 	if (err)
 		return err;
 	bloom_word_set(&p->bits.inserted, info->inserted);

@@ -19,16 +19,21 @@
  * three quarters of its capacity, an add queues the contents' work,
  * which allocates the next stage in process context, charges the
  * namespace's budget and publishes it (serialised by @lock). Until
- * then the newest keeps taking keys, up to a quarter over its capacity
- * (plus one per CPU racing past the check); beyond that, or when the
- * stage maximum or the namespace's limit is reached (or memory runs
- * out: the filter is then left as it is until cleared), new keys are
- * refused as by a full plain filter. Batches from /dev/bloom grow
- * before they add instead (make_room), and fill every stage's room: they
- * may sleep.
+ * then the newest keeps taking keys, up to an eighth over its capacity
+ * (plus one per CPU racing past the check): that stage then answers
+ * somewhat above its share of the bound (about 1.3 times it for k = 7).
+ * Beyond that, or at the stage maximum or the size cap (for good), or
+ * at the namespace's limit or out of memory (asked again a second
+ * later), new keys are refused as by a full plain filter. Batches from
+ * /dev/bloom grow before they add instead (make_room) and fill every
+ * stage's room; at a limit they are not held to capacity, as batches of
+ * plain filters are not (bloomctl checks the room first). The memory of
+ * a stage grown by the work is charged to the namespace's budget, but to
+ * no process's memory cgroup.
  */
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "kinds.h"
@@ -44,11 +49,15 @@ struct bloom_scalable {
 	struct work_struct work;
 	size_t bytes;			/* held now: under the budget's lock */
 	u32 nstages;			/* raised with release, read acquire */
+	unsigned long retry;		/* jiffies: no growth asked before */
 	struct bloom_stage *stage[BLOOM_STAGES_MAX];
+	struct bloom_stage first;	/* stage 0, flexible: last */
 };
 
 #define GROW_DUE	BLOOM_C_KIND		/* the work is queued */
-#define GROW_STUCK	(BLOOM_C_KIND + 1)	/* at a limit: no more stages */
+#define GROW_STUCK	(BLOOM_C_KIND + 1)	/* no stage will ever come */
+#define GROW_FAILED	(BLOOM_C_KIND + 2)	/* the last growth failed */
+#define RETRY_DELAY	HZ			/* after a failed growth */
 
 static struct bloom_scalable *scalable(struct bloom_contents *c)
 {
@@ -69,10 +78,30 @@ static size_t stage_bytes(const struct bloom_core *core)
 	return struct_size(st, bits.words, core->nwords);
 }
 
-/* The contents and their first stage; saturating. */
+/* The contents with their first stage; saturating. */
 static size_t scalable_bytes(const struct bloom_core *core)
 {
-	return size_add(sizeof(struct bloom_scalable), stage_bytes(core));
+	return size_add(offsetof(struct bloom_scalable, first),
+			stage_bytes(core));
+}
+
+/* The first stage's contents and the other stages a snapshot holds. */
+static size_t scalable_snap_bytes(const struct bloom_snap_info *info)
+{
+	struct bloom_core core;
+	struct bloom_geom g;
+	size_t bytes;
+	u32 i;
+
+	bloom_core_init(&core, &info->geom);
+	bytes = scalable_bytes(&core);
+	for (i = 1; i < info->stages; i++) {
+		if (bloom_stage_geom(&info->geom, i, &g))
+			return SIZE_MAX;
+		bloom_core_init(&core, &g);
+		bytes = size_add(bytes, stage_bytes(&core));
+	}
+	return bytes;
 }
 
 static size_t scalable_size(const struct bloom_contents *c)
@@ -98,9 +127,8 @@ static int scalable_init(struct bloom_contents *c)
 {
 	struct bloom_scalable *s = scalable(c);
 
-	s->stage[0] = stage_new(&c->core.g);
-	if (!s->stage[0])
-		return -ENOMEM;
+	s->first.core = c->core;
+	s->stage[0] = &s->first;
 	mutex_init(&s->lock);
 	INIT_WORK(&s->work, grow_work);
 	s->bytes = scalable_bytes(&c->core);
@@ -113,11 +141,12 @@ static void scalable_destroy(struct bloom_contents *c)
 	struct bloom_scalable *s = scalable(c);
 	u32 i;
 
-	for (i = 0; i < s->nstages; i++)
+	for (i = 1; i < s->nstages; i++)
 		kvfree(s->stage[i]);
 }
 
 struct grown {
+	struct bloom_core st_core;
 	struct bloom_stage *st;
 	size_t bytes;
 };
@@ -146,14 +175,19 @@ static int grow_locked(struct bloom_scalable *s)
 	int err;
 
 	if (s->nstages >= s->c.core.g.stages_max)
-		return -ENOSPC;
+		return -E2BIG;
 	err = bloom_stage_geom(&s->c.core.g, s->nstages, &g);
+	if (err)
+		return err;
+	bloom_core_init(&gr.st_core, &g);
+	gr.bytes = stage_bytes(&gr.st_core);
+	/* A hint first: no allocation the budget would refuse. */
+	err = s->c.budget ? bloom_budget_check(&s->c, gr.bytes) : 0;
 	if (err)
 		return err;
 	gr.st = stage_new(&g);
 	if (!gr.st)
 		return -ENOMEM;
-	gr.bytes = stage_bytes(&gr.st->core);
 	if (s->c.budget)
 		err = bloom_budget_grow(&s->c, gr.bytes, publish_stage, &gr);
 	else
@@ -170,32 +204,41 @@ static bool over(const struct bloom_stage *st, u64 more)
 				   bloom_word_read(&st->bits.inserted) + more);
 }
 
-/* Grow once if the newest is over capacity; a limit sticks. */
-static void grow(struct bloom_scalable *s, u64 more)
+/*
+ * Under s->lock: note how a growth went. The stage maximum and the size
+ * cap are for good (E2BIG); the namespace's limit and memory may allow
+ * it later, asked for again after RETRY_DELAY. Retired contents grow no
+ * more, and need not say so.
+ */
+static void grew(struct bloom_scalable *s, int err)
 {
-	int err = 0;
-
-	mutex_lock(&s->lock);
-	if (!test_bit(GROW_STUCK, &s->c.flags) &&
-	    over(s->stage[s->nstages - 1], more))
-		err = grow_locked(s);
-	/* Retired contents grow no more, and need not say so. */
-	if (err && err != -ESTALE)
+	if (!err) {
+		clear_bit(GROW_FAILED, &s->c.flags);
+	} else if (err == -E2BIG) {
 		set_bit(GROW_STUCK, &s->c.flags);
-	mutex_unlock(&s->lock);
+	} else if (err != -ESTALE) {
+		WRITE_ONCE(s->retry, jiffies + RETRY_DELAY);
+		set_bit(GROW_FAILED, &s->c.flags);
+	}
 }
 
 /*
  * The contents outlive it: the registry stops it (scalable_stop())
- * before it lets go of them.
+ * before it lets go of them. Queued at three quarters of the newest's
+ * capacity: it grows if the newest is still that full.
  */
 static void grow_work(struct work_struct *w)
 {
 	struct bloom_scalable *s = container_of(w, struct bloom_scalable,
 						work);
+	struct bloom_stage *st;
 
-	/* Queued at three quarters: grow for the last quarter. */
-	grow(s, s->stage[s->nstages - 1]->core.g.capacity / 4 + 1);
+	mutex_lock(&s->lock);
+	st = s->stage[s->nstages - 1];
+	if (!test_bit(GROW_STUCK, &s->c.flags) &&
+	    over(st, st->core.g.capacity / 4 + 1))
+		grew(s, grow_locked(s));
+	mutex_unlock(&s->lock);
 	clear_bit(GROW_DUE, &s->c.flags);
 }
 
@@ -212,28 +255,38 @@ static void scalable_stop(struct bloom_contents *c)
 static void kick(struct bloom_scalable *s)
 {
 	if (test_bit(BLOOM_C_RETIRED, &s->c.flags) ||
-	    test_bit(GROW_STUCK, &s->c.flags))
+	    test_bit(GROW_STUCK, &s->c.flags) ||
+	    (test_bit(GROW_FAILED, &s->c.flags) &&
+	     time_before(jiffies, READ_ONCE(s->retry))))
 		return;
 	if (!test_bit(GROW_DUE, &s->c.flags) &&
 	    !test_and_set_bit(GROW_DUE, &s->c.flags))
 		queue_work(system_unbound_wq, &s->work);
 }
 
-/* No room in the newest, @st, for a new key? Racy reads, as in plain.c. */
+/*
+ * No room in the newest, @st, for a new key? Racy reads, as in plain.c.
+ * Past three quarters of its capacity the next stage is asked for;
+ * while it is on its way the newest takes up to OVERFILL more.
+ */
+#define OVERFILL(cap)	((cap) / 8)
+
 static bool full(struct bloom_scalable *s, const struct bloom_stage *st,
 		 u32 n)
 {
 	u64 cap = st->core.g.capacity;
+	bool last = n >= s->c.core.g.stages_max;
 
-	if (n < s->c.core.g.stages_max && !over(st, cap / 4 + 1))
+	if (!over(st, cap / 4 + 1))
 		return false;
-	kick(s);
+	if (!last)
+		kick(s);
 	if (!over(st, 1))
 		return false;
-	if (n >= s->c.core.g.stages_max || test_bit(GROW_STUCK, &s->c.flags))
+	if (last || test_bit(GROW_STUCK, &s->c.flags) ||
+	    test_bit(GROW_FAILED, &s->c.flags))
 		return true;
-	/* Growth is on its way: a quarter over, at most, meanwhile. */
-	return bloom_word_read(&st->bits.inserted) + 1 > cap + cap / 4;
+	return bloom_word_read(&st->bits.inserted) + 1 > cap + OVERFILL(cap);
 }
 
 static bool test_stages(struct bloom_scalable *s, u32 n, u64 h)
@@ -332,11 +385,12 @@ static int scalable_make_room(struct bloom_contents *c, u32 n)
 	while (!err && total_room(s) < n &&
 	       !test_bit(GROW_STUCK, &c->flags)) {
 		err = grow_locked(s);
-		if (err && err != -ESTALE)
-			set_bit(GROW_STUCK, &c->flags);
+		grew(s, err);
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
 	}
 	mutex_unlock(&s->lock);
-	return 0;
+	return err == -EINTR ? err : 0;
 }
 
 /* The newest stage with room for a key (the newest when none has). */
@@ -409,7 +463,8 @@ static int scalable_report(struct bloom_contents *c, struct bloom_report *r,
 	/* Over: no room for a new key, and no stage to come. */
 	r->over = over(s->stage[n - 1], 1) &&
 		  (n >= c->core.g.stages_max ||
-		   test_bit(GROW_STUCK, &c->flags));
+		   test_bit(GROW_STUCK, &c->flags) ||
+		   test_bit(GROW_FAILED, &c->flags));
 	return 0;
 }
 
@@ -420,7 +475,9 @@ static int scalable_stage(struct bloom_contents *c, u32 i,
 	u32 n = stages(s);
 
 	r->stages = n;
-	r->full = n >= c->core.g.stages_max || test_bit(GROW_STUCK, &c->flags);
+	r->full = n >= c->core.g.stages_max ||
+		  test_bit(GROW_STUCK, &c->flags) ||
+		  test_bit(GROW_FAILED, &c->flags);
 	r->bound_ppb = bloom_stage_bound_ppb(&c->core.g);
 	if (i >= n)
 		return -ENOENT;
@@ -534,8 +591,11 @@ static int scalable_load(struct bloom_contents *c, struct bloom_payload_in *in,
 	int err = 0;
 
 	mutex_lock(&s->lock);
-	while (!err && s->nstages < info->stages)
+	while (!err && s->nstages < info->stages) {
 		err = grow_locked(s);
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+	}
 	mutex_unlock(&s->lock);
 	if (err)
 		return err;
@@ -548,6 +608,8 @@ static int scalable_load(struct bloom_contents *c, struct bloom_payload_in *in,
 				s->stage[i]->core.nwords) ?:
 		      bloom_bits_check_tail(&s->stage[i]->core,
 					    &s->stage[i]->bits);
+	if (!err)
+		err = in->verify(in);
 	for (i = 0; i < info->stages && !err; i++)
 		err = apply_record(s->stage[i], &recs[i]);
 	kfree(recs);
@@ -561,6 +623,7 @@ static int scalable_load(struct bloom_contents *c, struct bloom_payload_in *in,
 const struct bloom_kind_ops bloom_scalable_ops = {
 	.bytes = scalable_bytes,
 	.size = scalable_size,
+	.snap_bytes = scalable_snap_bytes,
 	.init = scalable_init,
 	.destroy = scalable_destroy,
 	.stop = scalable_stop,
