@@ -100,6 +100,74 @@ static int write_aging_seed(const char *dir)
 }
 
 /* Writes one small valid snapshot per geometry into @dir (fuzz seeds). */
+/* Write the @n words of @b's array, or a record, to @f. */
+static bool put(FILE *f, const void *p, size_t len)
+{
+	return fwrite(p, len, 1, f) == 1;
+}
+
+/*
+ * A version 4 seed: a filter that grew to two stages, one key in each,
+ * laid out as the kernel's scalable_snap_hdr() and _words() write it.
+ */
+static int write_scalable_seed(const char *dir)
+{
+	struct bloom_geom g = { .seed = 9, .key_type = BLOOM_KEY_BYTES,
+				.stages_max = 4, .growth = 2,
+				.tighten_pct = 50 }, sg[2];
+	struct bloom_snap_stage rec[2] = {};
+	struct bloom_bits *b[2];
+	struct bloom_core c[2];
+	struct bloom_snap_hdr h;
+	bloom_hash_state st;
+	u64 inserted = 0, bytes = sizeof(rec);
+	char path[4096];
+	__le64 *w[2];
+	unsigned int i;
+	FILE *f;
+
+	if (bloom_geom_size(16, 5000000, BLOOM_LAYOUT_STANDARD, &g))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		if (bloom_stage_geom(&g, i, &sg[i]))
+			return 1;
+		bloom_core_init(&c[i], &sg[i]);
+		b[i] = calloc(1, sizeof(*b[i]) + bloom_array_bytes(&c[i]));
+		w[i] = calloc(1, bloom_array_bytes(&c[i]));
+		if (!b[i] || !w[i])
+			return 1;
+		if (bloom_add_hash(&c[i], b[i], bloom_hash(&c[0], keys[i].key,
+							   keys[i].len)))
+			bloom_word_set(&b[i]->inserted, 1);
+		inserted += bloom_word_read(&b[i]->inserted);
+		rec[i].bits = bloom_cpu_to_le64(sg[i].bits);
+		rec[i].inserted = bloom_cpu_to_le64(bloom_word_read(&b[i]->inserted));
+		bloom_words_to_le(b[i]->words, w[i], c[i].nwords);
+		bytes += bloom_array_bytes(&c[i]);
+	}
+	bloom_snap_make_hdr(&c[0], b[0], &h);
+	h.version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_SCALABLE);
+	h.reserved[0] = bloom_cpu_to_le64(4 | 2 << 8 | 50 << 16 | 2 << 24);
+	h.inserted = bloom_cpu_to_le64(inserted);
+	h.payload_len = bloom_cpu_to_le64(bytes);
+	bloom_snap_csum_begin(&st, &h);
+	bloom_hash_update(&st, rec, sizeof(rec));
+	for (i = 0; i < 2; i++)
+		bloom_hash_update(&st, w[i], bloom_array_bytes(&c[i]));
+	h.checksum = bloom_cpu_to_le64(bloom_hash_final(&st));
+	snprintf(path, sizeof(path), "%s/seed-scalable", dir);
+	f = fopen(path, "wb");
+	if (!f || !put(f, &h, sizeof(h)) || !put(f, rec, sizeof(rec)) ||
+	    !put(f, w[0], bloom_array_bytes(&c[0])) ||
+	    !put(f, w[1], bloom_array_bytes(&c[1])) || fclose(f))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		free(b[i]);
+		free(w[i]);
+	}
+	return 0;
+}
+
 static int write_seeds(const char *dir)
 {
 	unsigned int gi;
@@ -137,7 +205,7 @@ static int write_seeds(const char *dir)
 		free(payload);
 		free(b);
 	}
-	return write_aging_seed(dir);
+	return write_aging_seed(dir) ?: write_scalable_seed(dir);
 }
 
 int main(int argc, char **argv)

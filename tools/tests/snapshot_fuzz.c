@@ -17,7 +17,10 @@
  * prefix lengths too; the counts come from the records. Its header's
  * inserted count and prefix lengths are the sum and union a save
  * writes, which RESTORE does not read: they are compared only when the
- * input's are those.
+ * input's are those. A version 4 payload (a filter that grew) is loaded
+ * as the kernel's scalable kind loads it: S stage records, each naming
+ * its stage's size, then S arrays of the geometries bloom_stage_geom()
+ * gives, oldest first.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +33,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len);
 #define MAX_FUZZ_PAYLOAD	(1 << 20)
 
 static bool fix_checksum;
-static unsigned long loaded, loaded_aging;
+static unsigned long loaded, loaded_aging, loaded_grown;
 
 static void report(void)
 {
-	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters, %lu aging%s\n",
-		loaded, loaded_aging,
+	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown%s\n",
+		loaded, loaded_aging, loaded_grown,
 		fix_checksum ? " (checksums recomputed)" : "");
 }
 
@@ -125,6 +128,61 @@ static void make_hdr(const struct bloom_core *c, struct bloom_bits **b,
 		h->plens[j] = bloom_cpu_to_le64(plens[j]);
 }
 
+/*
+ * Stage @i of a version 4 payload: its record checked as the kernel
+ * does, its array loaded and written back to @out, its tail checked.
+ */
+static bool load_stage(const struct bloom_snap_info *info, const u8 *payload,
+		       u32 i, u64 *at, u8 *out)
+{
+	const struct bloom_snap_stage *rec = (const void *)payload;
+	struct bloom_bits *b;
+	struct bloom_geom g;
+	struct bloom_core c;
+	bool ok;
+
+	if (bloom_stage_geom(&info->geom, i, &g))
+		abort();	/* the header check computed it */
+	bloom_core_init(&c, &g);
+	if (bloom_le64_to_cpu(rec[i].bits) != g.bits ||
+	    bloom_le64_to_cpu(rec[i].plens[BLOOM_PLEN_WORDS - 1]) >> 1)
+		return false;
+	b = calloc(1, sizeof(*b) + bloom_array_bytes(&c));
+	if (!b)
+		abort();
+	bloom_words_from_le(b->words, (const __le64 *)(payload + *at), c.nwords);
+	ok = !bloom_bits_check_tail(&c, b);
+	if (ok) {
+		bloom_words_to_le(b->words, (__le64 *)(out + *at), c.nwords);
+		exercise(&c, b);
+	}
+	*at += bloom_array_bytes(&c);
+	free(b);
+	return ok;
+}
+
+/* A filter that grew: every stage loads and writes back the same bytes. */
+static void load_grown(const struct bloom_snap_info *info, const u8 *payload)
+{
+	u64 at = (u64)info->stages * sizeof(struct bloom_snap_stage);
+	u8 *out = malloc(info->payload_len);
+	u32 i;
+
+	if (!out)
+		abort();
+	memcpy(out, payload, at);	/* the records: kept as they are */
+	for (i = 0; i < info->stages; i++)
+		if (!load_stage(info, payload, i, &at, out))
+			goto out;	/* refused, as RESTORE does */
+	if (at != info->payload_len ||
+	    memcmp(out, payload, info->payload_len))
+		abort();
+	loaded++;
+	loaded_grown++;
+out:
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 {
 	struct bloom_bits *b[BLOOM_GENERATIONS_MAX] = {};
@@ -152,6 +210,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 	bloom_hash_update(&st, data + sizeof(hdr), info.payload_len);
 	if (bloom_hash_final(&st) != info.checksum)
 		return 0;
+	if (info.stages) {
+		load_grown(&info, data + sizeof(hdr));
+		return 0;
+	}
 
 	bloom_core_init(&c, &info.geom);
 	n = info.geom.gens ? info.geom.gens : 1;
