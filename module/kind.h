@@ -169,6 +169,12 @@ struct bloom_contents {
 	u64 generation;			/* WRITE_ONCE under the registry lock */
 	/* Set before publication; valid until stopped. */
 	struct bloom_budget *budget;
+	/*
+	 * Contents that are one array of their geometry (plain kinds) set
+	 * it in init: the packet path probes it inline, without an
+	 * indirect call. NULL for kinds with more than one.
+	 */
+	struct bloom_bits *array;
 	struct bloom_core core;		/* the geometry; key type and seed */
 };
 
@@ -221,8 +227,6 @@ int bloom_contents_stage(struct bloom_contents *c, u32 i,
 #define bloom_contents_has(c, op)	((c)->ops->op ? 0 : -EOPNOTSUPP)
 
 /* kinds/plain.c: the common case, called without an indirect branch. */
-INDIRECT_CALLABLE_DECLARE(bool bloom_plain_test(struct bloom_contents *c,
-						u64 h));
 INDIRECT_CALLABLE_DECLARE(int bloom_plain_add(struct bloom_contents *c, u64 h,
 					      int plen));
 extern const struct bloom_kind_ops bloom_plain_ops, bloom_counting_ops;
@@ -240,7 +244,10 @@ extern const struct bloom_kind_ops bloom_scalable_ops;
  */
 static inline bool bloom_contents_test(struct bloom_contents *c, u64 h)
 {
-	return INDIRECT_CALL_1(c->ops->test, bloom_plain_test, c, h);
+	/* One array: as cheap as a filter was before it had kinds. */
+	if (likely(c->array))
+		return bloom_test_hash(&c->core, c->array, h);
+	return c->ops->test(c, h);
 }
 
 /**

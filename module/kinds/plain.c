@@ -46,10 +46,11 @@ static size_t plain_bytes(const struct bloom_core *core)
 static int plain_init(struct bloom_contents *c)
 {
 	spin_lock_init(&plain(c)->del_lock);
+	c->array = &plain(c)->bits;	/* bloom_contents_test() probes it */
 	return 0;
 }
 
-INDIRECT_CALLABLE_SCOPE bool bloom_plain_test(struct bloom_contents *c, u64 h)
+static bool plain_test(struct bloom_contents *c, u64 h)
 {
 	return bloom_test_hash(&c->core, &plain(c)->bits, h);
 }
@@ -315,7 +316,7 @@ static struct bloom_contents *plain_halve(struct bloom_contents *c)
 #define PLAIN_OPS							\
 	.bytes = plain_bytes,						\
 	.init = plain_init,						\
-	.test = bloom_plain_test,					\
+	.test = plain_test,					\
 	.add = bloom_plain_add,						\
 	.plens = plain_plens,						\
 	.test_batch = plain_test_batch,					\
