@@ -154,6 +154,7 @@ void bloom_note_plen(struct bloom_bits *b, unsigned int plen);
 #define BLOOM_HIST_WORDS	(BLOOM_BLOCK_BITS + 1)	/* scratch for these */
 void bloom_stats(const struct bloom_core *c, const struct bloom_bits *b,
 		 u64 *hist, struct bloom_stats *st);
+void bloom_stats_fold(struct bloom_stats *sum, const struct bloom_stats *part);
 u64 bloom_est_union(const struct bloom_core *c, const struct bloom_bits *a,
 		    const struct bloom_bits *b, u64 *hist);
 u64 bloom_est_intersection(const struct bloom_core *c,

@@ -236,6 +236,29 @@ static void fill_of(const struct bloom_core *c, const struct bloom_bits *a,
 }
 
 /**
+ * bloom_stats_fold() - add one array's stats to those of several
+ * @sum: the stats so far (start zeroed)
+ * @part: one more array's (a generation, a stage)
+ *
+ * Counts, bits and memory add up (the estimate saturates), the fill is
+ * the fullest, and the rate is that of a test that answers yes when any
+ * array does.
+ */
+void bloom_stats_fold(struct bloom_stats *sum, const struct bloom_stats *part)
+{
+	sum->bits_set += part->bits_set;
+	sum->fill_ppb = max(sum->fill_ppb, part->fill_ppb);
+	sum->est_card = part->est_card == U64_MAX || sum->est_card == U64_MAX ?
+			U64_MAX : sum->est_card + part->est_card;
+	sum->inserted += part->inserted;
+	sum->mem_bytes += part->mem_bytes;
+	sum->est_fpr_ppb = BLOOM_PPB - (BLOOM_PPB - sum->est_fpr_ppb) *
+			   (BLOOM_PPB - min(part->est_fpr_ppb, BLOOM_PPB)) /
+			   BLOOM_PPB;
+}
+EXPORT_SYMBOL_GPL(bloom_stats_fold);
+
+/**
  * bloom_stats() - measure a filter
  * @c: the filter's core
  * @b: its contents

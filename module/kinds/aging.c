@@ -461,21 +461,6 @@ static u32 aging_add_batch(struct bloom_contents *c, const u64 *h,
 	return fresh;
 }
 
-/* Fold one generation's stats into the filter's. */
-static void add_gen(struct bloom_stats *sum, const struct bloom_stats *g)
-{
-	sum->bits_set += g->bits_set;
-	sum->fill_ppb = max(sum->fill_ppb, g->fill_ppb);
-	sum->est_card = g->est_card == U64_MAX || sum->est_card == U64_MAX ?
-			U64_MAX : sum->est_card + g->est_card;
-	sum->inserted += g->inserted;
-	/* A test answers yes when any generation does. */
-	sum->est_fpr_ppb = BLOOM_PPB -
-		div64_u64((BLOOM_PPB - sum->est_fpr_ppb) *
-			  (BLOOM_PPB - min(g->est_fpr_ppb, BLOOM_PPB)),
-			  BLOOM_PPB);
-}
-
 /* One pass over the generations of @v. */
 static void report_view(struct bloom_aging *a, const struct bloom_age_view *v,
 			struct bloom_report *r, u64 *hist)
@@ -490,7 +475,7 @@ static void report_view(struct bloom_aging *a, const struct bloom_age_view *v,
 
 		bloom_stats(&a->c.core, array(a, v->live[i]), hist, &g->st);
 		g->age_ms = now > birth ? div_u64(now - birth, NSEC_PER_MSEC) : 0;
-		add_gen(&r->st, &g->st);
+		bloom_stats_fold(&r->st, &g->st);
 	}
 }
 

@@ -433,21 +433,6 @@ static u32 scalable_count(struct bloom_contents *c, u64 h)
 	return scalable_test(c, h);
 }
 
-/* Sums over the stages; a test answers yes when any stage does. */
-static void add_stage(struct bloom_stats *sum, const struct bloom_stats *st)
-{
-	sum->bits_set += st->bits_set;
-	sum->fill_ppb = st->fill_ppb;		/* the newest's, last */
-	sum->est_card = st->est_card == U64_MAX || sum->est_card == U64_MAX ?
-			U64_MAX : sum->est_card + st->est_card;
-	sum->inserted += st->inserted;
-	sum->mem_bytes += st->mem_bytes;
-	sum->est_fpr_ppb = BLOOM_PPB -
-		div64_u64((BLOOM_PPB - sum->est_fpr_ppb) *
-			  (BLOOM_PPB - min(st->est_fpr_ppb, BLOOM_PPB)),
-			  BLOOM_PPB);
-}
-
 static int scalable_report(struct bloom_contents *c, struct bloom_report *r,
 			   u64 *hist)
 {
@@ -457,9 +442,10 @@ static int scalable_report(struct bloom_contents *c, struct bloom_report *r,
 
 	for (i = 0; i < n; i++) {
 		bloom_stats(&s->stage[i]->core, &s->stage[i]->bits, hist, &st);
-		add_stage(&r->st, &st);
+		bloom_stats_fold(&r->st, &st);
 		cond_resched();
 	}
+	r->st.fill_ppb = st.fill_ppb;	/* the newest's: where adds go */
 	/* Over: no room for a new key, and no stage to come. */
 	r->over = over(s->stage[n - 1], 1) &&
 		  (n >= c->core.g.stages_max ||

@@ -20,13 +20,6 @@ bool is_snap_path(const char *arg)
 	return strchr(arg, '/') != NULL;
 }
 
-/* The rate of a test probing two arrays of rates @a and @b (ppb). */
-static u64 union_ppb(u64 a, u64 b)
-{
-	return BLOOM_PPB - (BLOOM_PPB - a) * (BLOOM_PPB - min(b, BLOOM_PPB)) /
-			   BLOOM_PPB;
-}
-
 /* Stage @i's figures, as BLOOM_IOC_STAGES reports them. */
 static void stage_report(struct snap_filter *sf, u32 i,
 			 const struct bloom_stats *st)
@@ -51,7 +44,7 @@ static void stage_report(struct snap_filter *sf, u32 i,
 static void file_stats(struct snap_filter *sf, struct bloom_ioc_info *in)
 {
 	u64 *hist = xcalloc(BLOOM_HIST_WORDS, sizeof(*hist));
-	struct bloom_stats st;
+	struct bloom_stats st, sum = {};
 	u32 i;
 	int w;
 
@@ -59,18 +52,17 @@ static void file_stats(struct snap_filter *sf, struct bloom_ioc_info *in)
 		bloom_stats(&sf->core[i], sf->bits[i], hist, &st);
 		if (sf->sl.s.stages_max)
 			stage_report(sf, i, &st);
-		in->bits_set += st.bits_set;
-		in->fill_ppb = st.fill_ppb;	/* the newest's, last */
-		in->est_card = in->est_card == U64_MAX ||
-			       st.est_card == U64_MAX ? U64_MAX :
-			       in->est_card + st.est_card;
-		in->est_fpr_ppb = union_ppb(in->est_fpr_ppb, st.est_fpr_ppb);
-		in->inserted += st.inserted;
-		in->mem_bytes += st.mem_bytes;
+		bloom_stats_fold(&sum, &st);
 		for (w = 0; w < BLOOM_PLEN_WORDS; w++)
 			in->plens[w] |= bloom_word_read(&sf->bits[i]->plens[w]);
 	}
 	free(hist);
+	in->bits_set = sum.bits_set;
+	in->fill_ppb = st.fill_ppb;	/* the newest's, last */
+	in->est_card = sum.est_card;
+	in->est_fpr_ppb = sum.est_fpr_ppb;
+	in->inserted = sum.inserted;
+	in->mem_bytes = sum.mem_bytes;
 }
 
 /* The kernel's INFO for these contents; no rule uses a file. */
