@@ -17,6 +17,8 @@ static const struct bloom_kind_ops *kind_of(const struct bloom_geom *g)
 		return &bloom_scalable_ops;
 	if (g->layout == BLOOM_LAYOUT_COUNTING)
 		return &bloom_counting_ops;
+	if (g->layout == BLOOM_LAYOUT_CUCKOO)
+		return &bloom_cuckoo_ops;
 	return &bloom_plain_ops;
 }
 

@@ -5,7 +5,8 @@
  * The registry publishes contents under a name and knows nothing else of
  * them. Every contents starts with struct bloom_contents; what follows
  * belongs to its kind (plain bit arrays in kinds/plain.c, aging
- * generations in kinds/aging.c), which implements struct bloom_kind_ops.
+ * generations in kinds/aging.c, stages in kinds/scalable.c, fingerprint
+ * tables in kinds/cuckoo.c), which implements struct bloom_kind_ops.
  * Callers go through the bloom_contents_*() wrappers below: an operation
  * a kind leaves NULL fails there, and only there, with -EOPNOTSUPP.
  *
@@ -41,6 +42,7 @@ struct bloom_report {
 	u64 hits, misses;		/* the filter's */
 	u32 users;			/* the filter's */
 	u64 rotations;			/* aging */
+	u64 moves, failed;		/* cuckoo: relocations, adds refused */
 	struct bloom_gen_report gen[BLOOM_GENERATIONS_MAX];	/* newest first */
 };
 
@@ -90,7 +92,8 @@ struct bloom_payload_in {
  * @make_room: before a batch of @n adds, in process context: contents
  *	that grow do so now rather than overfill (0 or -EINTR)
  * @add_batch: add @n hashes (prefix lengths in @plen, or NULL); the
- *	keys that were new
+ *	keys that were new. NULL: adds go one by one through @add, and
+ *	stop at the first that fails
  * @del: delete @h (counting); as bloom_del_hash()
  * @count: the smallest counter of @h
  * @report: fill @r->st, @r->over and the kind's fields; may sleep
@@ -234,6 +237,8 @@ extern const struct bloom_kind_ops bloom_plain_ops, bloom_counting_ops;
 extern const struct bloom_kind_ops bloom_aging_ops;
 /* kinds/scalable.c */
 extern const struct bloom_kind_ops bloom_scalable_ops;
+/* kinds/cuckoo.c */
+extern const struct bloom_kind_ops bloom_cuckoo_ops;
 
 /**
  * bloom_contents_test() - is a hash present? Under rcu_read_lock()

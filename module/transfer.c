@@ -72,6 +72,24 @@ static void hash_chunk(struct batch *x, struct bloom_contents *c, u32 n)
 	}
 }
 
+/* Kinds without a batch add: one by one, up to the first that fails. */
+static u32 add_each(struct batch *x, struct bloom_contents *c, const u8 *plen,
+		    u32 n, int *err)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = bloom_contents_add(c, x->h[i], plen ? plen[i] : -1);
+		if (ret < 0) {
+			*err = ret;
+			break;
+		}
+		x->b->hits += !ret;
+	}
+	return i;
+}
+
 /*
  * Under RCU: apply the command to @n valid keys; returns how many it
  * applied. The kind does the work: an ADD notes prefix lengths even of
@@ -85,6 +103,8 @@ static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
 	hash_chunk(x, c, n);
 	switch (x->cmd) {
 	case BLOOM_IOC_ADD:
+		if (!c->ops->add_batch)
+			return add_each(x, c, plen, n, err);
 		x->b->hits += c->ops->add_batch(c, x->h, plen, n);
 		break;
 	case BLOOM_IOC_TEST:

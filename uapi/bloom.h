@@ -18,6 +18,7 @@ enum bloom_layout {
 	BLOOM_LAYOUT_STANDARD	 = 1,	/* k probes over the whole array */
 	BLOOM_LAYOUT_PARTITIONED = 2,	/* one probe in each of k slices */
 	BLOOM_LAYOUT_COUNTING	 = 3,	/* 4-bit saturating counters */
+	BLOOM_LAYOUT_CUCKOO	 = 4,	/* fingerprints in buckets: deletes */
 	BLOOM_LAYOUT_MAX
 };
 
@@ -193,6 +194,26 @@ struct bloom_key_digest {
 #define BLOOM_TIGHTEN_MIN_PCT	10
 #define BLOOM_TIGHTEN_MAX_PCT	90
 #define BLOOM_TIGHTEN_DEFAULT_PCT	50
+
+/*
+ * Cuckoo filters (Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo
+ * Filter: Practically Better Than Bloom", CoNEXT 2014): a key is an
+ * f-bit fingerprint in one of two buckets of BLOOM_CUCKOO_SLOTS slots,
+ * and a delete removes it. For BLOOM_LAYOUT_CUCKOO, @hashes is f and
+ * @bits the table, buckets * BLOOM_CUCKOO_SLOTS * f: any bucket count
+ * from 2 to 2^32 - 1, no power-of-two rounding. The rate is about
+ * 2 * BLOOM_CUCKOO_SLOTS / 2^f at full load; sizing from a rate picks the
+ * smallest f and fills buckets to BLOOM_CUCKOO_LOAD_PCT. A key is held
+ * once: adding a key whose fingerprint is in one of its buckets already
+ * finds it present. An add that cannot be placed fails with ENOSPC and
+ * changes nothing. Deleting a key never added can delete another key
+ * that shares its fingerprint and a bucket (as with counting filters).
+ * Not aging, not scalable; no union, intersect or halve.
+ */
+#define BLOOM_CUCKOO_SLOTS	4
+#define BLOOM_CUCKOO_FP_MIN	4
+#define BLOOM_CUCKOO_FP_MAX	32
+#define BLOOM_CUCKOO_LOAD_PCT	95
 #define BLOOM_STAGES_DEFAULT	16
 
 /*
@@ -221,6 +242,13 @@ struct bloom_key_digest {
  * stage's geometry follows from the first's (bloom_stage_geom()).
  */
 #define BLOOM_SNAP_VERSION_SCALABLE	4
+/*
+ * Version 5: a cuckoo filter (BLOOM_LAYOUT_CUCKOO, and only that). The
+ * payload is the table as little-endian words: slot j of bucket i is the
+ * f bits from bit (i * BLOOM_CUCKOO_SLOTS + j) * f, zero when empty;
+ * @inserted is the number of slots in use, and must be.
+ */
+#define BLOOM_SNAP_VERSION_CUCKOO	5
 
 struct bloom_snap_stage {
 	__le64	bits;		/* m of the stage, as a check */

@@ -119,7 +119,8 @@ struct bloom_ioc_pair {
  *
  * Not all-or-nothing: keys are applied in order. On an error @done is
  * the number of keys applied, the key at index @done is the bad one
- * (EINVAL for a malformed key, ENOENT for DEL of an absent key), and no
+ * (EINVAL for a malformed key, ENOENT for DEL of an absent key, ENOSPC
+ * for ADD of a key a cuckoo filter has no room for), and no
  * key after it was looked at. On success @done == @count.
  */
 struct bloom_ioc_batch {

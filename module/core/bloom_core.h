@@ -37,7 +37,9 @@ struct bloom_geom {
 struct bloom_core {
 	struct bloom_geom g;
 	u64	nwords;		/* 64-bit words in the array */
-	u64	range;		/* m, blocks (blocked) or slice length (partitioned) */
+	u64	range;		/* m, blocks (blocked), slice length
+				 * (partitioned) or buckets (cuckoo)
+				 */
 };
 
 /*
@@ -149,6 +151,54 @@ u32 bloom_load_batch(const struct bloom_core *c, struct bloom_bits *b,
 		     const u64 *h, u32 n);
 void bloom_bits_clear(const struct bloom_core *c, struct bloom_bits *b);
 void bloom_note_plen(struct bloom_bits *b, unsigned int plen);
+
+/* cuckoo.c: tables of fingerprints (BLOOM_LAYOUT_CUCKOO) */
+#define BLOOM_CUCKOO_MOVES	5	/* longest chain of moves an insert makes */
+#define BLOOM_CUCKOO_NODES	1024	/* buckets its search may look at */
+
+struct bloom_cuckoo_key {
+	u64	i1, i2;		/* its buckets */
+	u32	fp;		/* its fingerprint, never 0 */
+};
+
+/* A bucket the insert's search reached, and how. */
+struct bloom_cuckoo_node {
+	u64	bucket;
+	u16	parent;		/* node it was reached from (a root: itself) */
+	u8	slot;		/* the parent's slot whose fingerprint moves here */
+	u8	depth;		/* moves from the root */
+};
+
+/*
+ * Called around the erase that ends each move of a fingerprint out of
+ * bucket @from (it was copied to its other bucket just before).
+ */
+struct bloom_cuckoo_mover {
+	void	(*begin)(void *arg, u64 from);
+	void	(*end)(void *arg, u64 from);
+	void	*arg;
+};
+
+u64 bloom_cuckoo_alt(const struct bloom_core *c, u64 i, u32 fp);
+void bloom_cuckoo_key(const struct bloom_core *c, u64 h,
+		      struct bloom_cuckoo_key *k);
+u32 bloom_cuckoo_slot(const struct bloom_core *c, const struct bloom_bits *b,
+		      u64 i, unsigned int j);
+u32 bloom_cuckoo_matches(const struct bloom_core *c,
+			 const struct bloom_bits *b,
+			 const struct bloom_cuckoo_key *k);
+bool bloom_cuckoo_test(const struct bloom_core *c, const struct bloom_bits *b,
+		       u64 h);
+int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h, struct bloom_cuckoo_node *q,
+			const struct bloom_cuckoo_mover *mv, u64 *moves);
+int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h);
+u64 bloom_cuckoo_used(const struct bloom_core *c, const struct bloom_bits *b);
+void bloom_cuckoo_stats(const struct bloom_core *c, const struct bloom_bits *b,
+			struct bloom_stats *st);
+u64 bloom_cuckoo_fpr_q32(const struct bloom_geom *g, u64 n);
+int bloom_cuckoo_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g);
 
 /* stats.c: stats, estimates and set algebra */
 #define BLOOM_HIST_WORDS	(BLOOM_BLOCK_BITS + 1)	/* scratch for these */

@@ -285,6 +285,8 @@ bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		return blocked_test(c, b, h);
 	case BLOOM_LAYOUT_COUNTING:
 		return bloom_count_hash(c, b, h) > 0;
+	case BLOOM_LAYOUT_CUCKOO:
+		return bloom_cuckoo_test(c, b, h);	/* not concurrently */
 	default:
 		return bits_test(c, b, h);
 	}

@@ -33,6 +33,22 @@ static int scalable_check(const struct bloom_geom *g)
 	return 0;
 }
 
+/*
+ * A cuckoo table: f-bit fingerprints in whole buckets, 2 to 2^32 - 1 of
+ * them; neither aging nor scalable.
+ */
+static int cuckoo_check(const struct bloom_geom *g)
+{
+	u64 bucket_bits = (u64)BLOOM_CUCKOO_SLOTS * g->hashes;
+
+	if (g->gens || g->period_ms || g->age_flags || g->stages_max ||
+	    g->growth || g->tighten_pct ||
+	    g->hashes < BLOOM_CUCKOO_FP_MIN || g->hashes > BLOOM_CUCKOO_FP_MAX ||
+	    g->bits % bucket_bits || g->bits / bucket_bits < 2)
+		return -EINVAL;
+	return g->bits / bucket_bits > U32_MAX ? -E2BIG : 0;
+}
+
 /**
  * bloom_geom_check() - validate a geometry
  * @g: the geometry
@@ -54,6 +70,8 @@ int bloom_geom_check(const struct bloom_geom *g)
 		return -EINVAL;
 	if (g->layout == BLOOM_LAYOUT_PARTITIONED && g->bits % g->hashes)
 		return -EINVAL;
+	if (g->layout == BLOOM_LAYOUT_CUCKOO)
+		return cuckoo_check(g);
 	if (g->stages_max)
 		return scalable_check(g);
 	if (g->growth || g->tighten_pct)
@@ -74,7 +92,8 @@ EXPORT_SYMBOL_GPL(bloom_geom_check);
  * bloom_geom_default_capacity() - the capacity of a filter given by m and k
  * @g: a valid geometry
  *
- * The load at which k probes are optimal for m units: floor(m ln 2 / k).
+ * The load at which k probes are optimal for m units: floor(m ln 2 / k);
+ * for a cuckoo table, its slots at BLOOM_CUCKOO_LOAD_PCT.
  *
  * Return: at least 1.
  */
@@ -84,6 +103,9 @@ u64 bloom_geom_default_capacity(const struct bloom_geom *g)
 	 * quotient 64.
 	 */
 	u64 n = bloom_mul_div(g->bits, LN2_Q32, (u64)g->hashes << Q32);
+
+	if (g->layout == BLOOM_LAYOUT_CUCKOO)
+		n = g->bits / g->hashes * BLOOM_CUCKOO_LOAD_PCT / 100;
 
 	return n ? n : 1;
 }
@@ -109,6 +131,10 @@ void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g)
 	case BLOOM_LAYOUT_COUNTING:
 		c->range = g->bits;
 		c->nwords = DIV_ROUND_UP(g->bits, 16);
+		break;
+	case BLOOM_LAYOUT_CUCKOO:
+		c->range = g->bits / ((u64)BLOOM_CUCKOO_SLOTS * g->hashes);
+		c->nwords = DIV_ROUND_UP(g->bits, 64);
 		break;
 	default:
 		c->range = g->bits;
@@ -256,6 +282,8 @@ static u64 fpr_scaled(const struct bloom_geom *g, u64 n, s64 ln_scale)
  */
 u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n)
 {
+	if (g->layout == BLOOM_LAYOUT_CUCKOO)
+		return bloom_cuckoo_fpr_q32(g, n);
 	return fpr_scaled(g, n, 0);
 }
 EXPORT_SYMBOL_GPL(bloom_theory_fpr_q32);
@@ -331,6 +359,8 @@ int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
 		return -EINVAL;
 	if (capacity > max_units(layout))
 		return -E2BIG;
+	if (layout == BLOOM_LAYOUT_CUCKOO)
+		return bloom_cuckoo_size(capacity, fpr_ppb, g);
 	ln_eps = bloom_fx_ln(fpr_ppb << Q32) - bloom_fx_ln(BLOOM_PPB << Q32);
 	g->layout = layout;
 	for (k = 1; k <= BLOOM_MAX_HASHES; k++) {

@@ -83,7 +83,7 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		return -EPROTO;
 	version = bloom_le16_to_cpu(h->version);
 	if (version < BLOOM_SNAP_VERSION ||
-	    version > BLOOM_SNAP_VERSION_SCALABLE ||
+	    version > BLOOM_SNAP_VERSION_CUCKOO ||
 	    bloom_le16_to_cpu(h->hdr_len) != sizeof(*h))
 		return -EPROTONOSUPPORT;
 	memset(info, 0, sizeof(*info));
@@ -109,6 +109,10 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		info->geom.age_flags = age >> 8 & 0xff;
 		info->geom.period_ms = age >> 32;
 	}
+	/* Cuckoo tables, and only they, are version 5. */
+	if ((version == BLOOM_SNAP_VERSION_CUCKOO) !=
+	    (h->layout == BLOOM_LAYOUT_CUCKOO))
+		return -EINVAL;
 	info->geom.layout = h->layout;
 	info->geom.key_type = h->key_type;
 	info->geom.flags = bloom_le16_to_cpu(h->flags);
@@ -116,7 +120,8 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.bits = bloom_le64_to_cpu(h->bits);
 	info->geom.seed = bloom_le64_to_cpu(h->seed);
 	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
-	for (i = version >= BLOOM_SNAP_VERSION_AGING;
+	for (i = version == BLOOM_SNAP_VERSION_AGING ||
+		 version == BLOOM_SNAP_VERSION_SCALABLE;
 	     i < (int)ARRAY_SIZE(h->reserved); i++)
 		if (h->reserved[i])
 			return -EINVAL;
@@ -170,6 +175,8 @@ void bloom_snap_make_hdr(const struct bloom_core *c,
 	h->capacity = bloom_cpu_to_le64(c->g.capacity);
 	h->inserted = bloom_cpu_to_le64(bloom_word_read(&b->inserted));
 	h->payload_len = bloom_cpu_to_le64(bloom_snap_payload_bytes(c));
+	if (c->g.layout == BLOOM_LAYOUT_CUCKOO)
+		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_CUCKOO);
 	if (c->g.gens) {
 		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_AGING);
 		h->reserved[0] = bloom_cpu_to_le64(c->g.gens |

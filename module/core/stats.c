@@ -270,6 +270,10 @@ void bloom_stats(const struct bloom_core *c, const struct bloom_bits *b,
 {
 	struct fill f;
 
+	if (c->g.layout == BLOOM_LAYOUT_CUCKOO) {
+		bloom_cuckoo_stats(c, b, st);
+		return;
+	}
 	fill_of(c, b, NULL, hist, &f);
 	st->bits_set = f.bits_set;
 	st->fill_ppb = bloom_mul_div(f.bits_set, BLOOM_PPB, c->g.bits);

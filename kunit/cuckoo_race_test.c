@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: lockless tests of a cuckoo filter never miss a key while other
+ * keys are moved. A table is half filled with the keys that must stay
+ * ("kept"); a writer thread then adds other keys until the table is
+ * nearly full, which moves fingerprints (kept ones too) between their
+ * buckets, deletes them again, and goes round; meanwhile readers test
+ * every kept key, singly and in batches (one writer, one reader: the
+ * test machine has two CPUs). A single miss fails. The case
+ * also checks that moves did happen while the readers ran.
+ *
+ * The writer deletes only keys whose add stored them: a key whose add
+ * found another's fingerprint (present) would, deleted, take that
+ * one away, which is the documented cost of deletes, not a race.
+ */
+#include <kunit/test.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include "../module/kinds/kinds.h"
+
+/*
+ * A small table, so that every reader test has a good chance of
+ * overlapping a move of the very key it tests: a large one hides races.
+ */
+#define BUCKETS		13	/* prime: no power-of-two shortcut */
+#define KEPT		24	/* about half of 52 slots */
+#define CHURN		20	/* to about 85 %: moves, few failures */
+#define RUN_TIME	(4 * HZ)
+#define BATCH		8
+
+struct race {
+	struct bloom_contents *c;
+	u64 kept[KEPT];
+	u64 churn[CHURN];
+	bool stored[CHURN];
+	atomic64_t misses, tests;	/* the reader's */
+	int writer_err;
+};
+
+static u64 hash_of(const struct bloom_contents *c, u64 i)
+{
+	__le64 key = cpu_to_le64(i);
+
+	return bloom_hash(&c->core, &key, sizeof(key));
+}
+
+static int writer_fn(void *arg)
+{
+	struct race *r = arg;
+	u32 i;
+	int ret;
+
+	while (!kthread_should_stop()) {
+		for (i = 0; i < CHURN; i++) {
+			rcu_read_lock();
+			ret = bloom_contents_add(r->c, r->churn[i], -1);
+			rcu_read_unlock();
+			r->stored[i] = !ret;
+		}
+		for (i = 0; i < CHURN; i++) {
+			if (r->stored[i] &&
+			    bloom_contents_del(r->c, r->churn[i])) {
+				r->writer_err = -EIO;	/* a stored key lost */
+				return 0;
+			}
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+static int reader_fn(void *arg)
+{
+	struct race *r = arg;
+	u64 present[1];
+	u32 i, hits;
+
+	while (!kthread_should_stop()) {
+		rcu_read_lock();
+		for (i = 0; i < KEPT; i++)
+			if (!bloom_contents_test(r->c, r->kept[i]))
+				atomic64_inc(&r->misses);
+		for (i = 0; i + BATCH <= KEPT; i += BATCH) {
+			hits = r->c->ops->test_batch(r->c, &r->kept[i], BATCH,
+						     present);
+			atomic64_add(BATCH - hits, &r->misses);
+		}
+		rcu_read_unlock();
+		atomic64_add(2 * KEPT, &r->tests);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void readers_never_miss_moved_keys(struct kunit *test)
+{
+	struct bloom_geom g = { .layout = BLOOM_LAYOUT_CUCKOO, .hashes = 12,
+				.bits = BUCKETS * 4 * 12, .capacity = 48,
+				.seed = 11 };
+	struct task_struct *w, *rd;
+	struct bloom_report *rep;
+	struct race *r;
+	u64 moves;
+	u32 i;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	rep = kunit_kzalloc(test, sizeof(*rep), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, rep);
+	r->c = bloom_contents_new(&g);
+	KUNIT_ASSERT_NOT_NULL(test, r->c);
+	for (i = 0; i < KEPT; i++) {
+		r->kept[i] = hash_of(r->c, i);
+		rcu_read_lock();
+		KUNIT_ASSERT_GE(test, bloom_contents_add(r->c, r->kept[i], -1),
+				0);
+		rcu_read_unlock();
+	}
+	for (i = 0; i < CHURN; i++)
+		r->churn[i] = hash_of(r->c, KEPT + i);
+	KUNIT_ASSERT_EQ(test, bloom_contents_report(r->c, rep), 0);
+	moves = rep->moves;
+
+	w = kthread_run(writer_fn, r, "bloom_ck_writer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	rd = kthread_run(reader_fn, r, "bloom_ck_reader");
+	schedule_timeout_interruptible(RUN_TIME);
+	if (!IS_ERR(rd))
+		kthread_stop(rd);
+	kthread_stop(w);
+
+	KUNIT_ASSERT_EQ(test, bloom_contents_report(r->c, rep), 0);
+	kunit_info(test, "%lld tests, %llu moves during them",
+		   atomic64_read(&r->tests), rep->moves - moves);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(rd));
+	KUNIT_EXPECT_EQ(test, r->writer_err, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&r->misses), 0LL);
+	KUNIT_EXPECT_GT(test, atomic64_read(&r->tests), 0LL);
+	KUNIT_EXPECT_GT(test, rep->moves - moves, 10000ULL);
+	bloom_contents_put(r->c);
+	rcu_barrier();		/* the free is queued: let it run */
+}
+
+/* Which of its buckets holds key @k's fingerprint: 1, 2, or 0. */
+static int where(struct bloom_contents *c, const struct bloom_cuckoo_key *k)
+{
+	struct bloom_bits *b = bloom_cuckoo_bits(c);
+	unsigned int j;
+
+	for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++)
+		if (bloom_cuckoo_slot(&c->core, b, k->i1, j) == k->fp)
+			return 1;
+	for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++)
+		if (bloom_cuckoo_slot(&c->core, b, k->i2, j) == k->fp)
+			return 2;
+	return 0;
+}
+
+/*
+ * The timing the test above can only hope for, made certain: a read of
+ * every stored key is begun, one add is made, and every key the add
+ * moved must find its read invalid (a miss read across a move is then
+ * read again); keys it did not move, in other stripes, keep theirs.
+ */
+static void a_move_invalidates_reads_of_its_key(struct kunit *test)
+{
+	struct bloom_geom g = { .layout = BLOOM_LAYOUT_CUCKOO, .hashes = 12,
+				.bits = 127 * 4 * 12, .capacity = 500,
+				.seed = 13 };
+	struct bloom_cuckoo_key *k;
+	struct bloom_cuckoo_read *r;
+	struct bloom_contents *c;
+	u32 i, n = 0, moved = 0, kept = 0, now;
+	int *at;
+
+	k = kunit_kcalloc(test, 508, sizeof(*k), GFP_KERNEL);
+	r = kunit_kcalloc(test, 508, sizeof(*r), GFP_KERNEL);
+	at = kunit_kcalloc(test, 508, sizeof(*at), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, at);
+	c = bloom_contents_new(&g);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (n = 0; n < 508; n++) {
+		u64 h = hash_of(c, n);
+		int ret;
+
+		for (i = 0; i < n; i++) {
+			bloom_cuckoo_read_begin(c, &k[i], &r[i]);
+			at[i] = where(c, &k[i]);
+		}
+		rcu_read_lock();
+		ret = bloom_contents_add(c, h, -1);
+		rcu_read_unlock();
+		if (ret < 0)
+			break;
+		for (i = 0, now = 0; i < n; i++) {
+			if (!at[i] || where(c, &k[i]) == at[i])
+				continue;
+			now++;
+			KUNIT_EXPECT_TRUE(test, bloom_cuckoo_read_retry(&r[i]));
+		}
+		for (i = 0; i < n && !now; i++)	/* nothing moved */
+			kept += !bloom_cuckoo_read_retry(&r[i]);
+		moved += now;
+		bloom_cuckoo_key(&c->core, h, &k[n]);
+	}
+	kunit_info(test, "%u keys, %u moved, %u reads kept", n, moved, kept);
+	KUNIT_EXPECT_GT(test, moved, 20U);
+	KUNIT_EXPECT_GT(test, kept, 0U);
+	bloom_contents_free(c);
+}
+
+static struct kunit_case cuckoo_race_cases[] = {
+	KUNIT_CASE(a_move_invalidates_reads_of_its_key),
+	KUNIT_CASE_SLOW(readers_never_miss_moved_keys),
+	{}
+};
+
+static struct kunit_suite bloom_cuckoo_race_suite = {
+	.name = "bloom_cuckoo_race",
+	.test_cases = cuckoo_race_cases,
+};
+
+kunit_test_suites(&bloom_cuckoo_race_suite);

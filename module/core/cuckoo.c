@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cuckoo tables (BLOOM_LAYOUT_CUCKOO): where a key's fingerprint goes,
+ * how it is found, inserted and deleted, and how full a table is. Shared
+ * by bloom.ko, whose kinds/cuckoo.c adds the locking, and bloomctl,
+ * which builds and reads snapshot files with the same code.
+ *
+ * The table is B buckets of BLOOM_CUCKOO_SLOTS slots of f bits, packed
+ * in words: slot j of bucket i is the f bits from bit (4i + j) f, and 0
+ * is an empty slot. From a key's hash h:
+ *
+ *   fp = the top f bits of h, or 1 when they are 0;
+ *   i1 = (low 32 bits of h) * B >> 32, Lemire's reduction onto [0, B);
+ *   i2 = alt(i1, fp), where alt(i, fp) = (H(fp) - i) mod B and H(fp)
+ *        is a multiplicative mix of fp reduced onto [0, B) the same way.
+ *
+ * alt(alt(i, fp), fp) = i for any B, so a fingerprint can move to its
+ * other bucket knowing only where it is, without a power-of-two bucket
+ * count (the XOR of the paper needs one). i1 may equal i2: that key has
+ * one bucket.
+ *
+ * An insert finds a free slot in i1 or i2, or searches breadth first
+ * (as libcuckoo does) for the shortest chain of moves that ends at a
+ * free slot, at most BLOOM_CUCKOO_MOVES moves and BLOOM_CUCKOO_NODES
+ * buckets looked at. A shortest chain visits no bucket twice (from a
+ * repeated bucket a shorter chain would exist, and breadth first finds
+ * it first), so its moves can be made from the far end back, each into
+ * the slot the one before freed: a move copies the fingerprint to its
+ * other bucket and only then erases it, and every key is in one of its
+ * buckets at every moment. No chain: -ENOSPC, and nothing was written.
+ *
+ * Reading both buckets is not atomic, so a reader can still look at
+ * the destination before a copy and at the source after the erase. The
+ * caller brackets each erase with hooks (kinds/cuckoo.c: a sequence
+ * count that readers check); the copy needs none, since a reader that
+ * sees it sees the key, and because the copy comes first, a reader that
+ * saw the destination before it and the source after the erase read
+ * across the bracket. Single-threaded callers pass no hooks.
+ */
+#include "bloom_core.h"
+
+#define MIX	0x9e3779b97f4a7c15ULL	/* 2^64 / golden ratio */
+
+static u64 fp_mask(const struct bloom_core *c)
+{
+	return (1ULL << c->g.hashes) - 1;	/* f <= 32 */
+}
+
+/* Bucket index of a 32-bit value, onto [0, B). */
+static u64 reduce(const struct bloom_core *c, u32 x)
+{
+	return ((u64)x * c->range) >> 32;
+}
+
+/**
+ * bloom_cuckoo_alt() - the other bucket of a fingerprint
+ * @c: the table's core
+ * @i: one of its buckets
+ * @fp: the fingerprint
+ *
+ * Return: (H(fp) - @i) mod B; its own inverse.
+ */
+u64 bloom_cuckoo_alt(const struct bloom_core *c, u64 i, u32 fp)
+{
+	u64 t = reduce(c, (u32)(((u64)fp * MIX) >> 32));
+
+	return t >= i ? t - i : t + c->range - i;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_alt);
+
+/**
+ * bloom_cuckoo_key() - a key's fingerprint and buckets
+ * @c: the table's core
+ * @h: bloom_hash() of the key
+ * @k: filled in
+ */
+void bloom_cuckoo_key(const struct bloom_core *c, u64 h,
+		      struct bloom_cuckoo_key *k)
+{
+	k->fp = h >> (64 - c->g.hashes);
+	if (!k->fp)
+		k->fp = 1;
+	k->i1 = reduce(c, (u32)h);
+	k->i2 = bloom_cuckoo_alt(c, k->i1, k->fp);
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_key);
+
+/**
+ * bloom_cuckoo_slot() - read a slot, locklessly
+ * @c: the table's core
+ * @b: the table
+ * @i: bucket
+ * @j: slot, below BLOOM_CUCKOO_SLOTS
+ *
+ * A slot across two words is read in two loads: a concurrent writer may
+ * be seen half done (see the callers' sequence counts).
+ *
+ * Return: the fingerprint, 0 when empty.
+ */
+u32 bloom_cuckoo_slot(const struct bloom_core *c, const struct bloom_bits *b,
+		      u64 i, unsigned int j)
+{
+	u64 pos = (i * BLOOM_CUCKOO_SLOTS + j) * c->g.hashes;
+	unsigned int sh = pos % 64;
+	u64 v = bloom_word_read(&b->words[pos / 64]) >> sh;
+
+	if (sh + c->g.hashes > 64)
+		v |= bloom_word_read(&b->words[pos / 64 + 1]) << (64 - sh);
+	return v & fp_mask(c);
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_slot);
+
+/*
+ * Write a slot. Writers are serialised by the caller; each word is
+ * stored whole, so lockless readers see every other slot unchanged.
+ */
+static void slot_set(const struct bloom_core *c, struct bloom_bits *b, u64 i,
+		     unsigned int j, u32 fp)
+{
+	u64 pos = (i * BLOOM_CUCKOO_SLOTS + j) * c->g.hashes;
+	unsigned int sh = pos % 64;
+	bloom_word_t *w = &b->words[pos / 64];
+	u64 mask = fp_mask(c);
+
+	bloom_word_set(w, (bloom_word_read(w) & ~(mask << sh)) |
+			  (u64)fp << sh);
+	if (sh + c->g.hashes > 64) {
+		unsigned int lo = 64 - sh;
+
+		w++;
+		bloom_word_set(w, (bloom_word_read(w) & ~(mask >> lo)) |
+				  (u64)fp >> lo);
+	}
+}
+
+/* The first slot of bucket @i holding @fp (0: a free one), or -1. */
+static int find(const struct bloom_core *c, const struct bloom_bits *b, u64 i,
+		u32 fp)
+{
+	unsigned int j;
+
+	for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++)
+		if (bloom_cuckoo_slot(c, b, i, j) == fp)
+			return j;
+	return -1;
+}
+
+/**
+ * bloom_cuckoo_matches() - copies of a key's fingerprint in its buckets
+ * @c: the table's core
+ * @b: the table
+ * @k: the key
+ *
+ * Unsynchronised: the caller makes the two buckets' reads consistent.
+ *
+ * Return: 0 when absent.
+ */
+u32 bloom_cuckoo_matches(const struct bloom_core *c,
+			 const struct bloom_bits *b,
+			 const struct bloom_cuckoo_key *k)
+{
+	u32 n = 0;
+	unsigned int j;
+
+	for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++) {
+		n += bloom_cuckoo_slot(c, b, k->i1, j) == k->fp;
+		if (k->i2 != k->i1)
+			n += bloom_cuckoo_slot(c, b, k->i2, j) == k->fp;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_matches);
+
+/**
+ * bloom_cuckoo_test() - is a key present? Single-threaded callers only
+ * @c: the table's core
+ * @b: the table, not being written
+ * @h: bloom_hash() of the key
+ *
+ * Return: true if its fingerprint is in one of its buckets.
+ */
+bool bloom_cuckoo_test(const struct bloom_core *c, const struct bloom_bits *b,
+		       u64 h)
+{
+	struct bloom_cuckoo_key k;
+
+	bloom_cuckoo_key(c, h, &k);
+	return bloom_cuckoo_matches(c, b, &k) > 0;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_test);
+
+/* Node @n's parent chain is the path; a root's parent is itself. */
+static int search(const struct bloom_core *c, const struct bloom_bits *b,
+		  const struct bloom_cuckoo_key *k,
+		  struct bloom_cuckoo_node *q, int *free_slot)
+{
+	unsigned int head, tail = 0, j;
+
+	q[tail++] = (struct bloom_cuckoo_node){ k->i1, 0, 0, 0 };
+	if (k->i2 != k->i1)
+		q[tail++] = (struct bloom_cuckoo_node){ k->i2, 1, 0, 0 };
+	for (head = 0; head < tail; head++) {
+		const struct bloom_cuckoo_node *n = &q[head];
+
+		if (n->depth == BLOOM_CUCKOO_MOVES)
+			break;		/* breadth first: all after are too */
+		for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++) {
+			u32 fp = bloom_cuckoo_slot(c, b, n->bucket, j);
+			u64 to = bloom_cuckoo_alt(c, n->bucket, fp);
+			int slot = find(c, b, to, 0);
+
+			if (tail == BLOOM_CUCKOO_NODES)
+				return -ENOSPC;
+			q[tail++] = (struct bloom_cuckoo_node){
+				to, head, j, n->depth + 1 };
+			if (slot >= 0) {
+				*free_slot = slot;
+				return tail - 1;
+			}
+		}
+	}
+	return -ENOSPC;
+}
+
+/*
+ * Make the moves of the chain ending at node @n, from the far end back:
+ * each fingerprint is copied into its other bucket, then erased where it
+ * was. Return: the root's slot they freed.
+ */
+static unsigned int shift_chain(const struct bloom_core *c,
+				struct bloom_bits *b,
+				const struct bloom_cuckoo_node *q,
+				unsigned int n, unsigned int to_slot,
+				const struct bloom_cuckoo_mover *mv)
+{
+	while (q[n].depth) {
+		const struct bloom_cuckoo_node *to = &q[n], *from = &q[to->parent];
+		u32 fp = bloom_cuckoo_slot(c, b, from->bucket, to->slot);
+
+		slot_set(c, b, to->bucket, to_slot, fp);
+		if (mv)
+			mv->begin(mv->arg, from->bucket);
+		slot_set(c, b, from->bucket, to->slot, 0);
+		if (mv)
+			mv->end(mv->arg, from->bucket);
+		to_slot = to->slot;
+		n = to->parent;
+	}
+	return to_slot;
+}
+
+/**
+ * bloom_cuckoo_insert() - add a key
+ * @c: the table's core
+ * @b: the table; writers serialised by the caller
+ * @h: bloom_hash() of the key
+ * @q: scratch of BLOOM_CUCKOO_NODES nodes
+ * @mv: hooks around the erase of each move, or NULL
+ * @moves: incremented by the moves made
+ *
+ * Counts the key in @b->inserted when it stored it.
+ *
+ * Return: 1 if it was present, 0 if stored, -ENOSPC if it fits nowhere
+ * (the table is unchanged).
+ */
+int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h, struct bloom_cuckoo_node *q,
+			const struct bloom_cuckoo_mover *mv, u64 *moves)
+{
+	struct bloom_cuckoo_key k;
+	int slot, n;
+	u64 i;
+
+	bloom_cuckoo_key(c, h, &k);
+	if (bloom_cuckoo_matches(c, b, &k))
+		return 1;
+	i = k.i1;
+	slot = find(c, b, i, 0);
+	if (slot < 0) {
+		i = k.i2;
+		slot = find(c, b, i, 0);
+	}
+	if (slot < 0) {
+		n = search(c, b, &k, q, &slot);
+		if (n < 0)
+			return n;
+		*moves += q[n].depth;
+		slot = shift_chain(c, b, q, n, slot, mv);
+		while (q[n].depth)
+			n = q[n].parent;
+		i = q[n].bucket;
+	}
+	slot_set(c, b, i, slot, k.fp);
+	bloom_word_add(&b->inserted, 1);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_insert);
+
+/**
+ * bloom_cuckoo_delete() - remove one copy of a key's fingerprint
+ * @c: the table's core
+ * @b: the table; writers serialised by the caller
+ * @h: bloom_hash() of the key
+ *
+ * Return: 0, or -ENOENT when the key is absent.
+ */
+int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h)
+{
+	struct bloom_cuckoo_key k;
+	u64 i = 0;
+	int slot;
+
+	bloom_cuckoo_key(c, h, &k);
+	slot = find(c, b, k.i1, k.fp);
+	if (slot >= 0) {
+		i = k.i1;
+	} else {
+		slot = find(c, b, k.i2, k.fp);
+		i = k.i2;
+	}
+	if (slot < 0)
+		return -ENOENT;
+	slot_set(c, b, i, slot, 0);
+	bloom_word_add(&b->inserted, (u64)-1);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_delete);
+
+/**
+ * bloom_cuckoo_used() - count the slots in use
+ * @c: the table's core
+ * @b: the table
+ *
+ * Walks the table with reschedule points: process context.
+ *
+ * Return: the number of non-empty slots.
+ */
+u64 bloom_cuckoo_used(const struct bloom_core *c, const struct bloom_bits *b)
+{
+	u64 i, used = 0;
+	unsigned int j;
+
+	for (i = 0; i < c->range; i++) {
+		for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++)
+			used += bloom_cuckoo_slot(c, b, i, j) != 0;
+		if (!(i % 65536))
+			bloom_resched();
+	}
+	return used;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_used);
+
+/**
+ * bloom_cuckoo_stats() - how full a table is
+ * @c: the table's core
+ * @b: the table
+ * @st: filled in: @bits_set is slots in use, @fill_ppb the load factor,
+ *	@est_card the slots in use (each is a key), @est_fpr_ppb the rate
+ *	at that load
+ */
+void bloom_cuckoo_stats(const struct bloom_core *c, const struct bloom_bits *b,
+			struct bloom_stats *st)
+{
+	u64 used = bloom_cuckoo_used(c, b);
+
+	st->bits_set = used;
+	st->fill_ppb = bloom_mul_div(used, BLOOM_PPB,
+				     c->range * BLOOM_CUCKOO_SLOTS);
+	st->est_card = used;
+	st->est_fpr_ppb = bloom_theory_fpr_ppb(&c->g, used);
+	st->inserted = bloom_word_read(&b->inserted);
+	st->mem_bytes = bloom_array_bytes(c);
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_stats);
+
+/**
+ * bloom_cuckoo_fpr_q32() - the expected false-positive rate
+ * @g: a cuckoo geometry
+ * @n: keys stored
+ *
+ * A key never added is compared with the 2 * SLOTS * load fingerprints
+ * of its two buckets, each equal to its own with probability
+ * 1 / (2^f - 1): the rate is 1 - (1 - 1 / (2^f - 1))^(2n / B).
+ *
+ * Return: the rate, Q32.32.
+ */
+u64 bloom_cuckoo_fpr_q32(const struct bloom_geom *g, u64 n)
+{
+	u64 buckets = g->bits / (BLOOM_CUCKOO_SLOTS * g->hashes);
+	u64 values = (1ULL << g->hashes) - 1, per_bucket;
+	s64 ln_miss;
+
+	if (!n || !buckets)
+		return 0;
+	n = min(n, buckets * BLOOM_CUCKOO_SLOTS);
+	/* 2n / B <= 8, in Q16: the product below stays within 64 bits. */
+	per_bucket = bloom_mul_div(2 * n, 1ULL << 16, buckets);
+	ln_miss = bloom_fx_ln(bloom_mul_div(values - 1, 1ULL << 32, values));
+	return (1ULL << 32) - bloom_fx_exp(ln_miss * (s64)per_bucket >> 16);
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_fpr_q32);
+
+/**
+ * bloom_cuckoo_size() - the smallest table for a capacity and a rate
+ * @capacity: keys it must hold
+ * @fpr_ppb: the rate at @capacity
+ * @g: filled with bits, hashes (f), layout and capacity
+ *
+ * Buckets for @capacity at BLOOM_CUCKOO_LOAD_PCT, then the narrowest
+ * fingerprint that meets the rate there.
+ *
+ * Return: 0, -EINVAL when even BLOOM_CUCKOO_FP_MAX bits miss the rate,
+ * -E2BIG over the size cap.
+ */
+int bloom_cuckoo_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g)
+{
+	u64 slots, buckets;
+	u32 f;
+
+	if (capacity > BLOOM_MAX_BITS)
+		return -E2BIG;
+	slots = DIV_ROUND_UP(capacity * 100, BLOOM_CUCKOO_LOAD_PCT);
+	buckets = max(DIV_ROUND_UP(slots, BLOOM_CUCKOO_SLOTS), 2ULL);
+	if (buckets > U32_MAX)
+		return -E2BIG;
+	g->layout = BLOOM_LAYOUT_CUCKOO;
+	g->capacity = capacity;
+	for (f = BLOOM_CUCKOO_FP_MIN; f <= BLOOM_CUCKOO_FP_MAX; f++) {
+		g->hashes = f;
+		g->bits = buckets * BLOOM_CUCKOO_SLOTS * f;
+		if (bloom_theory_fpr_ppb(g, capacity) <= fpr_ppb)
+			return g->bits > BLOOM_MAX_BITS ? -E2BIG : 0;
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_size);

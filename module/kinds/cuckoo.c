@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cuckoo contents: a table of fingerprints (core/cuckoo.c) that deletes
+ * without counters, with lockless tests.
+ *
+ * Writers (add, delete, and the moves an add makes) are serialised by
+ * @lock, taken with bottom halves off: the packet path adds from softirq
+ * (--bloom-update). A writer holds it for one insert: a search over at
+ * most BLOOM_CUCKOO_NODES buckets and at most BLOOM_CUCKOO_MOVES moves.
+ *
+ * Tests take no lock. Why they never miss a key whose add completed
+ * and which was not deleted:
+ *
+ *  - A slot is written by storing its word(s) whole, so a reader sees
+ *    every slot it is not racing with as it was (core/cuckoo.c).
+ *  - An add writes one empty slot, a delete empties one: neither moves
+ *    another key's fingerprint.
+ *  - A move copies a fingerprint to its other bucket, then erases it
+ *    where it was; it is in one of its key's two buckets at every
+ *    moment. A reader that reads bucket A, then B, can still miss it if
+ *    it moves from B to A in between: it read A before the copy and B
+ *    after the erase. So each erase runs inside a write section of the
+ *    sequence count of its bucket's stripe, and a test that found
+ *    nothing checks that neither of its two stripes' counts moved (or
+ *    was odd: an erase in progress) while it read; if one did, it reads
+ *    again. Had the reader read A after the copy, it found the key; had
+ *    it read B before the erase began, likewise: so the copy must come
+ *    first, and the erase alone needs the section. A fingerprint found
+ *    is an answer at once: it was there.
+ *  - A reader that keeps colliding with moves gives up after READ_TRIES
+ *    and reads under @lock, which no move holds for long.
+ *
+ * Sequence counts are per stripe of buckets, not per table, so a move
+ * sends only readers of its source's stripe round again. Writers increment
+ * them under @lock (lockdep knows: seqcount_spinlock_t).
+ *
+ * A SAVE copies the table in chunks, live: a move between two chunks
+ * could carry a fingerprint from a chunk not yet copied into one
+ * already copied. The moves count is this kind's snap_changes, so such
+ * a save starts over.
+ */
+#include <linux/overflow.h>
+#include <linux/prefetch.h>
+#include <linux/spinlock.h>
+#include <kunit/visibility.h>
+#include "kinds.h"
+
+#define STRIPES		64	/* power of two */
+#define READ_TRIES	4
+
+struct bloom_cuckoo {
+	struct bloom_contents c;
+	spinlock_t lock;		/* writers; see above */
+	seqcount_spinlock_t seq[STRIPES];	/* moves, per stripe */
+	u64 moves;			/* under @lock; read racily */
+	u64 failed;			/* adds that fit nowhere; likewise */
+	/* The insert's search, under @lock. */
+	struct bloom_cuckoo_node queue[BLOOM_CUCKOO_NODES];
+	struct bloom_bits bits;		/* flexible: last */
+};
+
+static struct bloom_cuckoo *cuckoo(struct bloom_contents *c)
+{
+	return container_of(c, struct bloom_cuckoo, c);
+}
+
+/**
+ * bloom_cuckoo_bits() - the table of cuckoo contents
+ * @c: cuckoo contents
+ *
+ * Return: the table, for tests that look at it directly.
+ */
+struct bloom_bits *bloom_cuckoo_bits(struct bloom_contents *c)
+{
+	return &cuckoo(c)->bits;
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_cuckoo_bits);
+
+static seqcount_spinlock_t *stripe(struct bloom_cuckoo *t, u64 bucket)
+{
+	return &t->seq[bucket % STRIPES];
+}
+
+static size_t cuckoo_bytes(const struct bloom_core *core)
+{
+	struct bloom_cuckoo *t;
+
+	return struct_size(t, bits.words, core->nwords);
+}
+
+static int cuckoo_init(struct bloom_contents *c)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+	unsigned int i;
+
+	spin_lock_init(&t->lock);
+	for (i = 0; i < STRIPES; i++)
+		seqcount_spinlock_init(&t->seq[i], &t->lock);
+	return 0;
+}
+
+/**
+ * bloom_cuckoo_read_begin() - start a lockless read of a key's buckets
+ * @c: cuckoo contents
+ * @k: the key
+ * @r: filled in: the sequence counts of its buckets' stripes
+ */
+void bloom_cuckoo_read_begin(struct bloom_contents *c,
+			     const struct bloom_cuckoo_key *k,
+			     struct bloom_cuckoo_read *r)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+
+	r->s1 = stripe(t, k->i1);
+	r->s2 = stripe(t, k->i2);
+	r->v1 = raw_read_seqcount(r->s1);
+	r->v2 = raw_read_seqcount(r->s2);
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_cuckoo_read_begin);
+
+/**
+ * bloom_cuckoo_read_retry() - did an erase overlap the read?
+ * @r: from bloom_cuckoo_read_begin()
+ *
+ * Return: true if a miss read since then may be false: read again.
+ */
+bool bloom_cuckoo_read_retry(const struct bloom_cuckoo_read *r)
+{
+	return ((r->v1 | r->v2) & 1) || read_seqcount_retry(r->s1, r->v1) ||
+	       read_seqcount_retry(r->s2, r->v2);
+}
+EXPORT_SYMBOL_IF_KUNIT(bloom_cuckoo_read_retry);
+
+/* The copies of @k's fingerprint, read consistently; see above. */
+static u32 read_matches(struct bloom_cuckoo *t,
+			const struct bloom_cuckoo_key *k)
+{
+	struct bloom_cuckoo_read r;
+	unsigned int tries;
+	u32 n;
+
+	for (tries = 0; tries < READ_TRIES; tries++) {
+		bloom_cuckoo_read_begin(&t->c, k, &r);
+		n = bloom_cuckoo_matches(&t->c.core, &t->bits, k);
+		if (n || !bloom_cuckoo_read_retry(&r))
+			return n;
+	}
+	spin_lock_bh(&t->lock);
+	n = bloom_cuckoo_matches(&t->c.core, &t->bits, k);
+	spin_unlock_bh(&t->lock);
+	return n;
+}
+
+static bool cuckoo_test(struct bloom_contents *c, u64 h)
+{
+	struct bloom_cuckoo_key k;
+
+	bloom_cuckoo_key(&c->core, h, &k);
+	return read_matches(cuckoo(c), &k);
+}
+
+/* Around the erase of a move out of bucket @from, under @lock. */
+static void erase_begin(void *arg, u64 from)
+{
+	write_seqcount_begin(stripe(arg, from));
+}
+
+static void erase_end(void *arg, u64 from)
+{
+	write_seqcount_end(stripe(arg, from));
+}
+
+/*
+ * A key already present takes no lock: the packet path's test-and-add
+ * of known sources stays lockless. A net key's length is noted when the
+ * key is held, present or new, so that lookups probe it.
+ */
+static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+	const struct bloom_cuckoo_mover mv = { erase_begin, erase_end, t };
+	u64 moves = 0;
+	int ret = 1;
+
+	if (!cuckoo_test(c, h)) {
+		spin_lock_bh(&t->lock);
+		ret = bloom_cuckoo_insert(&c->core, &t->bits, h, t->queue,
+					  &mv, &moves);
+		WRITE_ONCE(t->moves, t->moves + moves);
+		if (ret == -ENOSPC)
+			WRITE_ONCE(t->failed, t->failed + 1);
+		spin_unlock_bh(&t->lock);
+	}
+	if (ret >= 0 && plen >= 0)
+		bloom_note_plen(&t->bits, plen);
+	return ret;
+}
+
+static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
+{
+	unsigned int i;
+
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		plens[i] = bloom_word_read(&cuckoo(c)->bits.plens[i]);
+}
+
+/*
+ * Keys' buckets are far apart: fetch a group's buckets first, then test
+ * them, so their cache misses overlap (as bloom_test_batch() does).
+ */
+#define GROUP	8
+
+static u64 word_of(const struct bloom_contents *c, u64 bucket)
+{
+	return bucket * BLOOM_CUCKOO_SLOTS * c->core.g.hashes / 64;
+}
+
+static u32 cuckoo_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
+			     u64 *present)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+	struct bloom_cuckoo_key k[GROUP];
+	u32 i, j, g, hits = 0;
+
+	memset(present, 0, DIV_ROUND_UP(n, 64) * sizeof(u64));
+	for (i = 0; i < n; i += g) {
+		g = min_t(u32, GROUP, n - i);
+		for (j = 0; j < g; j++) {
+			bloom_cuckoo_key(&c->core, h[i + j], &k[j]);
+			prefetch(&t->bits.words[word_of(c, k[j].i1)]);
+			prefetch(&t->bits.words[word_of(c, k[j].i2)]);
+		}
+		for (j = 0; j < g; j++) {
+			if (!read_matches(t, &k[j]))
+				continue;
+			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
+			hits++;
+		}
+	}
+	return hits;
+}
+
+static int cuckoo_del(struct bloom_contents *c, u64 h)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+	int err;
+
+	spin_lock_bh(&t->lock);
+	err = bloom_cuckoo_delete(&c->core, &t->bits, h);
+	spin_unlock_bh(&t->lock);
+	return err;
+}
+
+static u32 cuckoo_count(struct bloom_contents *c, u64 h)
+{
+	struct bloom_cuckoo_key k;
+
+	bloom_cuckoo_key(&c->core, h, &k);
+	return read_matches(cuckoo(c), &k);
+}
+
+static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,
+			 u64 *hist)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+
+	bloom_stats(&c->core, &t->bits, hist, &r->st);
+	r->over = bloom_over_capacity(&c->core.g, r->st.inserted);
+	r->moves = READ_ONCE(t->moves);
+	r->failed = READ_ONCE(t->failed);
+	return 0;
+}
+
+static void cuckoo_snap_hdr(struct bloom_contents *c, struct bloom_snap_hdr *h)
+{
+	bloom_snap_make_hdr(&c->core, &cuckoo(c)->bits, h);
+}
+
+static void cuckoo_snap_words(struct bloom_contents *c, u64 first, u64 n,
+			      __le64 *out)
+{
+	bloom_words_to_le(&cuckoo(c)->bits.words[first], out, n);
+}
+
+static u64 cuckoo_snap_changes(struct bloom_contents *c)
+{
+	return READ_ONCE(cuckoo(c)->moves);
+}
+
+/* The slots in use are counted from the table, not taken on trust. */
+static int cuckoo_load(struct bloom_contents *c, struct bloom_payload_in *in,
+		       const struct bloom_snap_info *info)
+{
+	struct bloom_cuckoo *t = cuckoo(c);
+	unsigned int i;
+	int err;
+
+	err = in->words(in, t->bits.words, c->core.nwords) ?:
+	      bloom_bits_check_tail(&c->core, &t->bits) ?: in->verify(in);
+	if (err)
+		return err;
+	bloom_word_set(&t->bits.inserted, bloom_cuckoo_used(&c->core,
+							    &t->bits));
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		bloom_word_set(&t->bits.plens[i], info->plens[i]);
+	return 0;
+}
+
+/*
+ * No set algebra: the union of two tables is not a table, and halving
+ * would have to re-place every fingerprint. They are -EOPNOTSUPP.
+ */
+const struct bloom_kind_ops bloom_cuckoo_ops = {
+	.bytes = cuckoo_bytes,
+	.init = cuckoo_init,
+	.test = cuckoo_test,
+	.add = cuckoo_add,
+	.plens = cuckoo_plens,
+	.test_batch = cuckoo_test_batch,
+	.del = cuckoo_del,
+	.count = cuckoo_count,
+	.report = cuckoo_report,
+	.snap_hdr = cuckoo_snap_hdr,
+	.snap_words = cuckoo_snap_words,
+	.snap_changes = cuckoo_snap_changes,
+	.load = cuckoo_load,
+};
