@@ -317,6 +317,38 @@ static long ioc_stages(struct net *net, void *arg, unsigned int cmd)
 	return bloom_registry_read(net, in->name, NULL, stages, in);
 }
 
+static int cuckoo_info(struct bloom_filter *f, struct bloom_contents *c,
+		       struct bloom_contents *unused, void *arg)
+{
+	struct bloom_ioc_cuckoo *in = arg;
+	struct bloom_report r;
+	int err;
+
+	if (c->core.g.layout != BLOOM_LAYOUT_CUCKOO)
+		return -EOPNOTSUPP;
+	err = bloom_contents_report(c, &r);
+	if (err)
+		return err;
+	in->buckets = c->core.range;
+	in->used = r.st.bits_set;
+	in->moves = r.moves;
+	in->failed = r.failed;
+	in->fp_bits = c->core.g.hashes;
+	in->slots = BLOOM_CUCKOO_SLOTS;
+	return 0;
+}
+
+static long ioc_cuckoo(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_cuckoo *in = arg;
+
+	if (names_check(in->name, NULL) || in->buckets || in->used ||
+	    in->moves || in->failed || in->fp_bits || in->slots ||
+	    in->reserved[0] || in->reserved[1])
+		return -EINVAL;
+	return bloom_registry_read(net, in->name, NULL, cuckoo_info, in);
+}
+
 struct list_ctx {
 	struct bloom_ioc_list *l;
 	char (*names)[BLOOM_NAME_MAX];
@@ -433,6 +465,7 @@ static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_LIMITS,	false, do_limits },
 	{ BLOOM_IOC_ROTATE,	true,  ioc_name },
 	{ BLOOM_IOC_STAGES,	false, ioc_stages },
+	{ BLOOM_IOC_CUCKOO,	false, ioc_cuckoo },
 };
 
 static long bloom_ioctl(struct file *file, unsigned int cmd,

@@ -176,6 +176,22 @@ struct bloom_ioc_stages {
 };
 
 /*
+ * BLOOM_IOC_CUCKOO: the table of a cuckoo filter (EOPNOTSUPP for other
+ * kinds). INFO tells the rest: @hashes is the fingerprint width,
+ * @bits_set the slots in use and @fill_ppb the load factor.
+ */
+struct bloom_ioc_cuckoo {
+	char	name[BLOOM_NAME_MAX];	/* in */
+	__u64	buckets;		/* out */
+	__u64	used;			/* out: slots in use */
+	__u64	moves;			/* out: fingerprints moved by adds */
+	__u64	failed;			/* out: adds refused, no room (ENOSPC) */
+	__u32	fp_bits;		/* out */
+	__u32	slots;			/* out: per bucket */
+	__u64	reserved[2];
+};
+
+/*
  * BLOOM_IOC_INFO: everything about one filter. For an aging filter the
  * stats are over all live generations (inserted and bits_set summed,
  * fill_ppb the fullest, est_fpr_ppb that of the union of the answers),
@@ -300,6 +316,7 @@ struct bloom_ioc_limits {
 #define BLOOM_IOC_LIMITS	_IOWR(BLOOM_IOC_MAGIC, 18, struct bloom_ioc_limits)
 #define BLOOM_IOC_ROTATE	_IOW(BLOOM_IOC_MAGIC, 19, struct bloom_ioc_name)
 #define BLOOM_IOC_STAGES	_IOWR(BLOOM_IOC_MAGIC, 20, struct bloom_ioc_stages)
-#define BLOOM_IOC_MAX_NR	20
+#define BLOOM_IOC_CUCKOO	_IOWR(BLOOM_IOC_MAGIC, 21, struct bloom_ioc_cuckoo)
+#define BLOOM_IOC_MAX_NR	21
 
 #endif /* _UAPI_BLOOM_IOCTL_H */

@@ -268,6 +268,7 @@ static void test_proc_names(void)
 		[BLOOM_LAYOUT_STANDARD] = "standard",
 		[BLOOM_LAYOUT_PARTITIONED] = "partitioned",
 		[BLOOM_LAYOUT_COUNTING] = "counting",
+		[BLOOM_LAYOUT_CUCKOO] = "cuckoo",
 	};
 	static const char *const keys[BLOOM_KEY_MAX] = {
 		[BLOOM_KEY_BYTES] = "bytes", [BLOOM_KEY_ADDR] = "addr",
@@ -284,8 +285,13 @@ static void test_proc_names(void)
 				continue;	/* retired */
 			snprintf(name, sizeof(name), "pn%u_%u", lay, key);
 			want++;
-			/* m fits every layout: blocks of 512, 3 slices. */
-			made += !create(name, 3072, 3, lay, key);
+			/*
+			 * m fits every layout: blocks of 512, 3 slices, 64
+			 * buckets of four 12-bit fingerprints.
+			 */
+			made += !create(name, 3072,
+					lay == BLOOM_LAYOUT_CUCKOO ? 12 : 3,
+					lay, key);
 		}
 	proc = fopen("/proc/net/bloom", "r");
 	while (proc && fgets(line, sizeof(line), proc)) {
@@ -804,6 +810,118 @@ static void test_snapshots(void)
 	destroy("s2");
 }
 
+static int cuckoo_info(const char *name, struct bloom_ioc_cuckoo *ck)
+{
+	memset(ck, 0, sizeof(*ck));
+	name_of(ck->name, name);
+	return io(BLOOM_IOC_CUCKOO, ck);
+}
+
+/*
+ * A cuckoo filter through the ABI. Expected sizes are worked out here:
+ * 1000 keys at 1 % is 264 buckets (1000 / 0.95 / 4, rounded up) of
+ * 10-bit fingerprints (8 * 0.95 / (2^f - 1) <= 1 % first at f = 10).
+ */
+static void test_cuckoo(void)
+{
+	struct bloom_ioc_create c = { .capacity = 1000, .fpr_ppb = 10000000,
+				      .layout = BLOOM_LAYOUT_CUCKOO,
+				      .key_type = BLOOM_KEY_ADDR };
+	struct bloom_key_addr keys[1200];
+	unsigned char bitmap[1200 / 8], counts[4];
+	struct bloom_ioc_cuckoo ck;
+	struct bloom_ioc_batch b;
+	struct bloom_ioc_info in;
+	unsigned char *img, *again;
+	size_t len, len2;
+	int i, all = 1;
+
+	name_of(c.name, "ck");
+	expect_err("CREATE a cuckoo filter by capacity and rate",
+		   io(BLOOM_IOC_CREATE, &c), 0);
+	result(c.hashes == 10 && c.bits == 264 * 4 * 10,
+	       "it has 264 buckets of 10-bit fingerprints (%u, %llu bits)",
+	       c.hashes, (unsigned long long)c.bits);
+	for (i = 0; i < 1200; i++)
+		addr4(&keys[i], 0x0b000000 + i * 13);
+	expect_err("ADD 1000 keys", batch(BLOOM_IOC_ADD, "ck", keys, 1000, 16,
+					  NULL, &b), 0);
+	memset(bitmap, 0, sizeof(bitmap));
+	batch(BLOOM_IOC_TEST, "ck", keys, 1000, 16, bitmap, NULL);
+	for (i = 0; i < 1000; i++)
+		all &= bitmap[i / 8] >> (i % 8) & 1;
+	result(all, "every key added tests present");
+	expect_err("BLOOM_IOC_CUCKOO", cuckoo_info("ck", &ck), 0);
+	result(ck.buckets == 264 && ck.fp_bits == 10 && ck.slots == 4 &&
+	       ck.used == b.hits && !ck.failed,
+	       "it tells buckets, width, slots and the %u keys stored (%llu)",
+	       b.hits, (unsigned long long)ck.used);
+	expect_err("COUNT", batch(BLOOM_IOC_COUNT, "ck", keys, 1, 16, counts,
+				  NULL), 0);
+	result(counts[0] == 1, "a key is held once (%u)", counts[0]);
+	batch(BLOOM_IOC_ADD, "ck", keys, 1, 16, NULL, &b);
+	result(b.hits == 0, "adding it again stores nothing");
+	expect_err("DEL", batch(BLOOM_IOC_DEL, "ck", keys, 1, 16, NULL, NULL),
+		   0);
+	expect_err("a second DEL is ENOENT",
+		   batch(BLOOM_IOC_DEL, "ck", keys, 1, 16, NULL, NULL), -ENOENT);
+	memset(bitmap, 0, sizeof(bitmap));
+	batch(BLOOM_IOC_TEST, "ck", keys, 1, 16, bitmap, NULL);
+	result(!(bitmap[0] & 1), "a deleted key tests absent");
+	batch(BLOOM_IOC_ADD, "ck", keys, 1, 16, NULL, NULL);
+
+	/* Saved, restored under another name: the same table, bit for bit. */
+	img = save("ck", &len);
+	result(img && ((struct bloom_snap_hdr *)img)->version ==
+	       BLOOM_SNAP_VERSION_CUCKOO, "SAVE writes snapshot version 5");
+	if (img) {
+		seal(img, len);
+		expect_err("RESTORE it", restore("ck2", img, len, 0), 0);
+		again = save("ck2", &len2);
+		if (again)
+			seal(again, len2);
+		result(again && len2 == len && !memcmp(img, again, len),
+		       "save, restore, save reproduces it bit for bit");
+		img[sizeof(struct bloom_snap_hdr) + 40] ^= 4;
+		expect_err("a flipped bit is EBADMSG",
+			   restore("ck3", img, len, 0), -EBADMSG);
+		free(again);
+		free(img);
+	}
+	expect_err("UNION of cuckoo filters is EOPNOTSUPP",
+		   pair(BLOOM_IOC_UNION, "ck", "ck2", NULL), -EOPNOTSUPP);
+	expect_err("HALVE is EOPNOTSUPP", name_cmd(BLOOM_IOC_HALVE, "ck"),
+		   -EOPNOTSUPP);
+	create("bl", 1 << 16, 4, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	expect_err("BLOOM_IOC_CUCKOO of a Bloom filter is EOPNOTSUPP",
+		   cuckoo_info("bl", &ck), -EOPNOTSUPP);
+	destroy("bl");
+
+	/* Past its room: ENOSPC at the key that did not fit, nothing lost. */
+	expect_err("ADD past the table's room is ENOSPC",
+		   batch(BLOOM_IOC_ADD, "ck", keys, 1200, 16, NULL, &b),
+		   -ENOSPC);
+	info("ck", &in);
+	cuckoo_info("ck", &ck);
+	result(b.done > 1000 && b.done < 1200 && ck.failed == 1 &&
+	       in.inserted == ck.used,
+	       "it stopped at key %u with %llu slots of 1056 used",
+	       b.done, (unsigned long long)ck.used);
+	memset(bitmap, 0, sizeof(bitmap));
+	batch(BLOOM_IOC_TEST, "ck", keys, b.done, 16, bitmap, NULL);
+	for (i = 0, all = 1; i < (int)b.done; i++)
+		all &= bitmap[i / 8] >> (i % 8) & 1;
+	result(all, "every key added before it still tests present");
+	c.capacity = 0;
+	c.bits = 264 * 4 * 3;
+	c.hashes = 3;
+	name_of(c.name, "ck4");
+	expect_err("a 3-bit fingerprint is EINVAL", io(BLOOM_IOC_CREATE, &c),
+		   -EINVAL);
+	destroy("ck");
+	destroy("ck2");
+}
+
 /* Runs @fn in a child; returns its exit status. */
 static int in_child(int (*fn)(void))
 {
@@ -968,6 +1086,7 @@ int main(int argc, char **argv)
 	test_proc_names();
 	test_batches();
 	test_counting();
+	test_cuckoo();
 	test_info_list();
 	test_pairs();
 	test_snapshots();
