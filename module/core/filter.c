@@ -217,14 +217,21 @@ static bool counting_add(const struct bloom_core *c, struct bloom_bits *b,
  * @h: bloom_hash() of the key
  *
  * Return: the smallest of the key's counters: an upper bound on the
- * number of adds of the key, 15 when saturated, 0 for other layouts
- * when absent and 1 when present.
+ * number of adds of the key, 15 when saturated; for a cuckoo table
+ * (single-threaded) the copies of its fingerprint in its buckets; 0 for
+ * other layouts when absent and 1 when present.
  */
 u32 bloom_count_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		     u64 h)
 {
 	u64 step = mix64(h) | 1;
 	u32 i, least = 15;
+	struct bloom_cuckoo_key k;
+
+	if (c->g.layout == BLOOM_LAYOUT_CUCKOO) {
+		bloom_cuckoo_key(c, h, &k);
+		return bloom_cuckoo_matches(c, b, &k);
+	}
 
 	if (c->g.layout != BLOOM_LAYOUT_COUNTING)
 		return bloom_test_hash(c, b, h);

@@ -522,6 +522,11 @@ static void stages_text(const struct stage_list *sl)
 		stage_text(i, &sl->st[i]);
 }
 
+static u64 cuckoo_buckets(const struct bloom_ioc_info *in)
+{
+	return in->bits / ((u64)BLOOM_CUCKOO_SLOTS * in->hashes);
+}
+
 static void info_json(struct json *j, const struct bloom_ioc_info *in,
 		      const struct bloom_ioc_gen *gens,
 		      const struct stage_list *sl)
@@ -554,6 +559,11 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 	json_u64(j, "users", in->users);
 	if (in->key_type == BLOOM_KEY_NET)
 		plens_json(j, in);
+	if (in->layout == BLOOM_LAYOUT_CUCKOO) {
+		json_u64(j, "fingerprint_bits", in->hashes);
+		json_u64(j, "buckets", cuckoo_buckets(in));
+		json_u64(j, "slots_per_bucket", BLOOM_CUCKOO_SLOTS);
+	}
 	if (in->generations)
 		aging_json(j, in, gens);
 	if (stage_count(sl))
@@ -580,6 +590,19 @@ static const char *scope(const struct bloom_ioc_info *in,
 	if (in->generations)
 		return aging;
 	return stage_count(sl) ? stages : "";
+}
+
+/*
+ * A cuckoo table: m and k are its bits and fingerprint width, its "set"
+ * figures are slots: say so.
+ */
+static void cuckoo_text(const struct bloom_ioc_info *in)
+{
+	printf("%-16s %llu buckets of %u slots, %u-bit fingerprints\n",
+	       "table:", (unsigned long long)cuckoo_buckets(in),
+	       BLOOM_CUCKOO_SLOTS, in->hashes);
+	printf("%-16s %llu slots (load %.2f%%)\n", "used:",
+	       (unsigned long long)in->bits_set, (double)in->fill_ppb / 1e7);
 }
 
 static void info_text(const struct bloom_ioc_info *in,
@@ -619,6 +642,8 @@ static void info_text(const struct bloom_ioc_info *in,
 	printf("%-16s %u\n", "users:", in->users);
 	if (in->key_type == BLOOM_KEY_NET)
 		plens_text(in);
+	if (in->layout == BLOOM_LAYOUT_CUCKOO)
+		cuckoo_text(in);
 	if (in->generations)
 		aging_text(in, gens);
 	if (stage_count(sl))
@@ -656,6 +681,20 @@ void info_print(const struct bloom_ioc_info *in,
 	}
 }
 
+/* A live cuckoo filter's moves and refused adds (text output only). */
+static void cuckoo_moves(const char *name)
+{
+	struct bloom_ioc_cuckoo ck = { 0 };
+
+	name_copy(ck.name, name);
+	if (opts.format == OUT_JSON || opts.quiet ||
+	    dev_ioctl(BLOOM_IOC_CUCKOO, &ck))
+		return;
+	printf("%-16s %llu fingerprints moved, %llu adds refused (no room)\n",
+	       "moves:", (unsigned long long)ck.moves,
+	       (unsigned long long)ck.failed);
+}
+
 /* NAME, or a snapshot FILE (a path: it holds a '/'), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
@@ -673,6 +712,8 @@ int cmd_info(int argc, char **argv)
 		info_gens("info", argv[first], &in, gens, &sf.sl);
 	}
 	info_print(&in, gens, &sf.sl);
+	if (in.layout == BLOOM_LAYOUT_CUCKOO && !is_snap_path(argv[first]))
+		cuckoo_moves(argv[first]);
 	return EXIT_OK;
 }
 

@@ -15,6 +15,21 @@
 #define LN2		0.69314718055994530942
 #define OVER_CAP	"over the size cap (2^37 bits, 2^35 counters: 16 GiB)"
 
+/*
+ * Into a cuckoo table, as the kernel's add does, with no one reading:
+ * no hooks around the moves. A key that does not fit ends the build.
+ */
+static void cuckoo_add(const struct bloom_core *core, struct bloom_bits *bits,
+		       u64 h, size_t i)
+{
+	static struct bloom_cuckoo_node queue[BLOOM_CUCKOO_NODES];
+	u64 moves = 0;
+
+	if (bloom_cuckoo_insert(core, bits, h, queue, NULL, &moves) < 0)
+		die("build: the cuckoo table is full at key %zu of the input: give a larger --capacity",
+		    i + 1);
+}
+
 /* Add every key as the kernel's BLOOM_IOC_ADD does, in order. */
 static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
 		    const struct keylist *kl)
@@ -26,10 +41,14 @@ static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
 	for (i = 0; i < kl->count; i++) {
 		const void *key = rec_key(kl->type, keylist_rec(kl, i), &len);
 		const struct bloom_key_net *net = key;
+		u64 h = bloom_hash(core, key, len);
 
 		if (kl->type == BLOOM_KEY_NET)
 			bloom_note_plen(bits, net->plen);
-		bloom_add_hash(core, bits, bloom_hash(core, key, len));
+		if (core->g.layout == BLOOM_LAYOUT_CUCKOO)
+			cuckoo_add(core, bits, h, i);
+		else
+			bloom_add_hash(core, bits, h);
 		if (!(i % PROGRESS_KEYS))
 			progress_update(&p, i);
 	}

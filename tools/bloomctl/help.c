@@ -12,9 +12,12 @@
 "                     or 1e-3 (default 1%)\n" \
 "  -m, --bits M       size: bits, or counters for counting (instead of -e; a\n" \
 "                     -n given with it is recorded as the capacity, else\n" \
-"                     floor(m ln 2 / k))\n" \
-"  -k, --hashes K     probes per key, 1 to 32 (with --bits)\n" \
-"  -l, --layout L     blocked (default), standard, partitioned or counting\n" \
+"                     floor(m ln 2 / k)); cuckoo: table bits, 4 f per bucket\n" \
+"  -k, --hashes K     probes per key, 1 to 32 (with --bits); cuckoo: the\n" \
+"                     fingerprint width f, 4 to 32\n" \
+"  -l, --layout L     blocked (default), standard, partitioned, counting or\n" \
+"                     cuckoo (deletes; a key held once; an add that finds no\n" \
+"                     room fails and changes nothing)\n" \
 "  -t, --key T        addr (default), net, addr,port, flow, digest or bytes\n" \
 "  -s, --seed S       fixed 64-bit hash seed (default: random)\n"
 
@@ -124,8 +127,10 @@ const struct command commands[] = {
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
 	  KEYS_HELP },
 	{ "del", cmd_del, "NAME [KEY...] [-f FILE]... [--exist]",
-	  "Delete keys from a counting filter. Delete only keys that were added:\n"
-	  "deleting others can remove other keys too. Keys are deleted in order; an\n"
+	  "Delete keys from a counting or cuckoo filter. Delete only keys that were\n"
+	  "added: deleting a key never added can remove another key that shares its\n"
+	  "counters (counting) or its fingerprint and bucket (cuckoo), which then\n"
+	  "tests absent. Keys are deleted in order; an\n"
 	  "absent key stops the command there (exit 2) unless --exist.\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "      --exist        skip absent keys instead of failing\n\n"
