@@ -124,6 +124,19 @@ static void absent_key(const struct keys_cmd *k, size_t i, size_t deleted)
 	    k->name, where, shown, deleted);
 }
 
+/* ADD stopped at @i: a cuckoo table has no room for that key. */
+static void __noreturn no_room(const struct keys_cmd *k, size_t i,
+			       size_t added)
+{
+	const char *text = keylist_text(&k->kl, i);
+	char where[300], shown[300];
+
+	keylist_where(&k->kl, i, where, sizeof(where));
+	text_shown(shown, sizeof(shown), text, strlen(text));
+	die("add %s: %s: '%s' does not fit: the cuckoo table has no room left (%zu added before it, kept); delete keys or move to a larger filter",
+	    k->name, where, shown, added);
+}
+
 /*
  * Send every key with @cmd; TEST and COUNT results go to @results.
  * Returns the sum of the batches' hits; *skipped counts absent keys
@@ -162,6 +175,8 @@ static u64 send_keys(struct keys_cmd *k, const struct keylist *kl,
 			at += b.done + 1;
 			continue;
 		}
+		if (err == -ENOSPC && cmd == BLOOM_IOC_ADD)
+			no_room(k, at + b.done, (size_t)hits);
 		if (err)
 			batch_failed(k, err, at + b.done);
 		at += n;
