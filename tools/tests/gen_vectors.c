@@ -168,6 +168,46 @@ static int write_scalable_seed(const char *dir)
 	return 0;
 }
 
+/*
+ * A cuckoo table (version 5): 20 keys in 8 buckets of four 12-bit
+ * slots, some slots across two words.
+ */
+static int write_cuckoo_seed(const char *dir)
+{
+	struct bloom_geom g = { .layout = BLOOM_LAYOUT_CUCKOO, .hashes = 12,
+				.bits = 8 * 4 * 12, .seed = 3, .capacity = 30,
+				.key_type = BLOOM_KEY_ADDR };
+	struct bloom_cuckoo_node q[BLOOM_CUCKOO_NODES];
+	struct bloom_snap_hdr h;
+	struct bloom_core c;
+	struct bloom_bits *b;
+	bloom_hash_state st;
+	__le64 payload[8];
+	char path[4096];
+	u64 i, moves = 0;
+	FILE *f;
+
+	bloom_core_init(&c, &g);
+	b = calloc(1, sizeof(*b) + bloom_array_bytes(&c));
+	if (!b || bloom_array_bytes(&c) > sizeof(payload))
+		return 1;
+	for (i = 0; i < 20; i++)
+		bloom_cuckoo_insert(&c, b, bloom_hash(&c, &i, sizeof(i)), q,
+				    NULL, &moves);
+	bloom_snap_make_hdr(&c, b, &h);
+	bloom_words_to_le(b->words, payload, c.nwords);
+	bloom_snap_csum_begin(&st, &h);
+	bloom_hash_update(&st, payload, bloom_array_bytes(&c));
+	h.checksum = bloom_cpu_to_le64(bloom_hash_final(&st));
+	snprintf(path, sizeof(path), "%s/seed-cuckoo", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    fwrite(payload, bloom_array_bytes(&c), 1, f) != 1 || fclose(f))
+		return 1;
+	free(b);
+	return 0;
+}
+
 static int write_seeds(const char *dir)
 {
 	unsigned int gi;
@@ -205,7 +245,8 @@ static int write_seeds(const char *dir)
 		free(payload);
 		free(b);
 	}
-	return write_aging_seed(dir) ?: write_scalable_seed(dir);
+	return write_aging_seed(dir) ?: write_scalable_seed(dir) ?:
+	       write_cuckoo_seed(dir);
 }
 
 int main(int argc, char **argv)

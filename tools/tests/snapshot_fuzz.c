@@ -20,7 +20,9 @@
  * input's are those. A version 4 payload (a filter that grew) is loaded
  * as the kernel's scalable kind loads it: S stage records, each naming
  * its stage's size, then S arrays of the geometries bloom_stage_geom()
- * gives, oldest first.
+ * gives, oldest first. A version 5 payload (a cuckoo table) is one
+ * array like version 2's; its stats count slots, lookups read slots
+ * that may cross words.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +35,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len);
 #define MAX_FUZZ_PAYLOAD	(1 << 20)
 
 static bool fix_checksum;
-static unsigned long loaded, loaded_aging, loaded_grown;
+static unsigned long loaded, loaded_aging, loaded_grown, loaded_cuckoo;
 
 static void report(void)
 {
-	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown%s\n",
-		loaded, loaded_aging, loaded_grown,
+	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown, %lu cuckoo%s\n",
+		loaded, loaded_aging, loaded_grown, loaded_cuckoo,
 		fix_checksum ? " (checksums recomputed)" : "");
 }
 
@@ -250,6 +252,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 		exercise(&c, b[i]);
 	loaded++;
 	loaded_aging += !!info.geom.gens;
+	loaded_cuckoo += info.geom.layout == BLOOM_LAYOUT_CUCKOO;
 out:
 	for (i = 0; i < n; i++)
 		free(b[i]);

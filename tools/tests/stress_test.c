@@ -18,6 +18,11 @@
  *   most a sixth full (a fresh one replaces it before), so that keys
  *   never added test absent most of the time, which is checked: a
  *   saturated filter would say "present" to every key;
+ * - no false negative in a cuckoo filter either: a second oracle is
+ *   half filled with keys that stay, then keys come and go around them
+ *   (each deleted only if its add stored it) near full load, so that
+ *   adds keep moving the kept keys' fingerprints between buckets while
+ *   testers check every kept key they test;
  * - every kind of operation succeeded at least once;
  * - at the end every rule and filter can be removed.
  * Prints TAP lines and "# stress-ops KIND N" figures.
@@ -48,12 +53,16 @@
 #define ORACLE_MIN_BITS	(1U << 16)	/* halved no further */
 #define ORACLE_LOAD	6		/* at most bits / 6 keys: 39 % full */
 #define BAD_MAX		8
+#define CK_BUCKETS	2053		/* the cuckoo oracle's: 8212 slots */
+#define CK_KEPT		4096		/* keys that stay: half of them */
+#define CK_CHURN	3300		/* keys that come and go: to 90 % */
 
 enum kind {
 	K_CREATE, K_DESTROY, K_RENAME, K_ADD, K_TEST, K_DEL, K_CLEAR,
 	K_SWAP, K_HALVE, K_UNION, K_INTERSECT, K_SAVE, K_RESTORE, K_INFO,
 	K_LIST, K_ESTIMATE, K_COUNT, K_ORACLE_ADD, K_ORACLE_TEST,
-	K_ORACLE_HALVE, K_RULE_ADD, K_RULE_DEL, K_PACKETS, K_NETNS, K_MAX
+	K_ORACLE_HALVE, K_RULE_ADD, K_RULE_DEL, K_PACKETS, K_NETNS,
+	K_CK_CHURN, K_CK_TEST, K_MAX
 };
 
 static const char *const kind_names[K_MAX] = {
@@ -61,36 +70,40 @@ static const char *const kind_names[K_MAX] = {
 	"swap", "halve", "union", "intersect", "save", "restore", "info",
 	"list", "estimate", "count", "oracle-add", "oracle-test",
 	"oracle-halve", "rule-insert", "rule-delete", "packets", "netns",
+	"cuckoo-churn", "cuckoo-test",
 };
 
 /*
  * The errnos each command may return while others race on the same
  * names (uapi/bloom_ioctl.h): a name may be missing or taken, a rule may
  * hold a filter, halving changes the geometry (so pairs may differ, and
- * a small filter cannot be halved), DEL needs a counting filter and a
- * present key.
+ * a small filter cannot be halved), DEL needs a counting or cuckoo
+ * filter and a present key; a cuckoo filter may be full (ADD), and has
+ * no set algebra.
  */
 static const int documented[K_MAX][4] = {
 	[K_CREATE]	= { EEXIST },
 	[K_DESTROY]	= { ENOENT, EBUSY },
 	[K_RENAME]	= { ENOENT, EEXIST, EBUSY },
-	[K_ADD]		= { ENOENT },
+	[K_ADD]		= { ENOENT, ENOSPC },
 	[K_TEST]	= { ENOENT },
 	[K_DEL]		= { ENOENT, EOPNOTSUPP },
 	[K_CLEAR]	= { ENOENT },
 	[K_SWAP]	= { ENOENT },
-	[K_HALVE]	= { ENOENT, EINVAL },
-	[K_UNION]	= { ENOENT, EINVAL },
-	[K_INTERSECT]	= { ENOENT, EINVAL },
+	[K_HALVE]	= { ENOENT, EINVAL, EOPNOTSUPP },
+	[K_UNION]	= { ENOENT, EINVAL, EOPNOTSUPP },
+	[K_INTERSECT]	= { ENOENT, EINVAL, EOPNOTSUPP },
 	[K_SAVE]	= { ENOENT, EINVAL },
 	[K_RESTORE]	= { EEXIST },
 	[K_INFO]	= { ENOENT },
 	[K_LIST]	= { 0 },
-	[K_ESTIMATE]	= { ENOENT, EINVAL },
+	[K_ESTIMATE]	= { ENOENT, EINVAL, EOPNOTSUPP },
 	[K_COUNT]	= { ENOENT },
 	[K_ORACLE_ADD]	= { 0 },
 	[K_ORACLE_TEST]	= { 0 },
 	[K_ORACLE_HALVE] = { 0 },
+	[K_CK_CHURN]	= { 0 },
+	[K_CK_TEST]	= { 0 },
 };
 
 struct shared {
@@ -98,6 +111,7 @@ struct shared {
 	uint64_t errs[K_MAX];
 	uint64_t oracle_done;		/* keys [0, oracle_done) were added */
 	uint64_t oracle_epoch;		/* odd while the oracle is replaced */
+	uint64_t ck_kept;		/* cuckoo: keys [0, ck_kept) stay */
 	uint64_t fp_tested;		/* keys never added, tested */
 	uint64_t fp_present;		/* of which tested present */
 	int nbad;
@@ -180,12 +194,18 @@ static void addr_key(struct bloom_key_addr *k, uint32_t v4)
 
 /* ---- The commands. ---- */
 
+/* A cuckoo filter gets @bits rounded to buckets of four 12-bit slots. */
 static int create(const char *name, uint64_t bits, uint8_t layout)
 {
 	struct bloom_ioc_create c = { .bits = bits, .hashes = 3,
 				      .layout = layout,
 				      .key_type = BLOOM_KEY_ADDR,
 				      .flags = BLOOM_F_FIXED_SEED, .seed = 7 };
+
+	if (layout == BLOOM_LAYOUT_CUCKOO) {
+		c.hashes = 12;
+		c.bits = bits / 48 * 48;
+	}
 
 	name_of(c.name, name);
 	return io(BLOOM_IOC_CREATE, &c);
@@ -291,7 +311,8 @@ static void one_op(void)
 	case 0:
 		count(K_CREATE, create(a, 1 << (12 + random() % 4),
 				       random() % 3 ? BLOOM_LAYOUT_STANDARD :
-				       BLOOM_LAYOUT_COUNTING));
+				       random() % 2 ? BLOOM_LAYOUT_COUNTING :
+						      BLOOM_LAYOUT_CUCKOO));
 		break;
 	case 1:
 		count(K_DESTROY, name_cmd(BLOOM_IOC_DESTROY, a));
@@ -437,6 +458,83 @@ static void oracle_tester(void)
 	}
 }
 
+/* ---- The cuckoo oracle: kept keys, moved about by others. ---- */
+
+static int ck_one(unsigned long cmd, uint32_t v4, struct bloom_ioc_batch *b)
+{
+	struct bloom_key_addr k;
+
+	addr_key(&k, v4);
+	memset(b, 0, sizeof(*b));
+	name_of(b->name, "oracle-ck");
+	b->keys = (uintptr_t)&k;
+	b->count = 1;
+	b->stride = sizeof(k);
+	return io(cmd, b);
+}
+
+/*
+ * Fills the cuckoo oracle half with kept keys, then adds churn keys one
+ * at a time up to about 90 % and deletes those it stored, over and over.
+ * A churn key whose add found another's fingerprint was not stored and
+ * is not deleted: deleting it would delete that one.
+ */
+static void ck_churner(void)
+{
+	static unsigned char stored[CK_CHURN];
+	struct bloom_ioc_batch b;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < CK_KEPT && !stopped(); i++) {
+		err = ck_one(BLOOM_IOC_ADD, 0x0d000000 + i, &b);
+		if (err)
+			bad("cuckoo oracle ADD of a kept key: %s", strerror(-err));
+		__atomic_store_n(&sh->ck_kept, i + 1, __ATOMIC_RELEASE);
+	}
+	while (!stopped()) {
+		for (i = 0; i < CK_CHURN; i++) {
+			err = ck_one(BLOOM_IOC_ADD, 0x0e000000 + i, &b);
+			stored[i] = !err && b.hits;
+			if (err && err != -ENOSPC)
+				bad("cuckoo oracle ADD: %s", strerror(-err));
+		}
+		for (i = 0; i < CK_CHURN; i++) {
+			err = stored[i] ? ck_one(BLOOM_IOC_DEL, 0x0e000000 + i,
+						 &b) : 0;
+			if (err)
+				bad("cuckoo oracle DEL of a stored key: %s",
+				    strerror(-err));
+		}
+		count(K_CK_CHURN, 0);
+	}
+}
+
+/* Tests 64 kept keys at a time: every one must be present. */
+static void ck_tester(void)
+{
+	struct bloom_key_addr k[64];
+	uint64_t kept;
+	uint8_t res[8];
+	int i, err;
+
+	while (!stopped()) {
+		kept = __atomic_load_n(&sh->ck_kept, __ATOMIC_ACQUIRE);
+		if (!kept) {
+			usleep(1000);
+			continue;
+		}
+		for (i = 0; i < 64; i++)
+			addr_key(&k[i], 0x0d000000 + random() % kept);
+		err = batch(BLOOM_IOC_TEST, "oracle-ck", k, 64, res);
+		count(K_CK_TEST, err);
+		for (i = 0; !err && i < 64; i++)
+			if (!(res[i / 8] >> (i % 8) & 1))
+				bad("cuckoo false negative: kept key %u",
+				    (k[i].addr[14] << 8) | k[i].addr[15]);
+	}
+}
+
 /* ---- Packets, rules, namespaces. ---- */
 
 static void sender(void)
@@ -554,7 +652,8 @@ static int cleanup(void)
 		if (e && e != -ENOENT)
 			err = e;
 	}
-	return err ?: name_cmd(BLOOM_IOC_DESTROY, "oracle");
+	return err ?: name_cmd(BLOOM_IOC_DESTROY, "oracle") ?:
+		      name_cmd(BLOOM_IOC_DESTROY, "oracle-ck");
 }
 
 int main(int argc, char **argv)
@@ -579,7 +678,8 @@ int main(int argc, char **argv)
 		printf("not ok - stress: open /dev/bloom (%s)\n", strerror(errno));
 		return 1;
 	}
-	err = create("oracle", ORACLE_BITS, BLOOM_LAYOUT_STANDARD);
+	err = create("oracle", ORACLE_BITS, BLOOM_LAYOUT_STANDARD) ?:
+	      create("oracle-ck", CK_BUCKETS * 48, BLOOM_LAYOUT_CUCKOO);
 	for (i = 0; !err && i < NAMES; i++)
 		err = create(names[i], 1 << 14, BLOOM_LAYOUT_STANDARD);
 	if (err) {
@@ -591,6 +691,8 @@ int main(int argc, char **argv)
 		pids[n++] = spawn(ioctl_worker, NULL, 1000 + i);
 	pids[n++] = spawn(oracle_adder, NULL, 1);
 	pids[n++] = spawn(oracle_tester, NULL, 2);
+	pids[n++] = spawn(ck_churner, NULL, 7);
+	pids[n++] = spawn(ck_tester, NULL, 8);
 	pids[n++] = spawn(sender, NULL, 3);
 	pids[n++] = spawn(NULL, "iptables-legacy", 4);
 	pids[n++] = spawn(NULL, "iptables-nft", 5);
