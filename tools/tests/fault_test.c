@@ -582,7 +582,9 @@ static int run_del(void)
 	return batch(BLOOM_IOC_DEL, "c", NKEYS);
 }
 
-static int check_del(const struct state *b, const struct state *a, int err)
+/* DEL of NKEYS from @name: the keys not reported done are all there. */
+static int deleted(const struct state *b, const struct state *a, int err,
+		   const char *name)
 {
 	uint32_t done = err ? last_batch.done : NKEYS;
 	int n;
@@ -591,14 +593,19 @@ static int check_del(const struct state *b, const struct state *a, int err)
 		return fail("DEL reports %u done", done);
 	/* The keys not deleted must still be there. */
 	memmove(keys, keys[done], (NKEYS - done) * STRIDE);
-	n = present("c", NKEYS - done);
+	n = present(name, NKEYS - done);
 	make_keys(0);
 	if (err == -EFAULT && !done)
-		return unreported(b, a, "c");
+		return unreported(b, a, name);
 	if (n != (int)(NKEYS - done))
 		return fail("DEL of %u keys lost %d others", done,
 			    (int)(NKEYS - done) - n);
-	return done ? state_same(b, a, "c", NULL) : state_same(b, a, NULL, NULL);
+	return done ? state_same(b, a, name, NULL) : state_same(b, a, NULL, NULL);
+}
+
+static int check_del(const struct state *b, const struct state *a, int err)
+{
+	return deleted(b, a, err, "c");
 }
 
 static int run_count(void)
@@ -943,6 +950,59 @@ static int check_add_grow(const struct state *b, const struct state *a,
 	return grown_accounted(b, a) ?: state_same_but_bytes(b, a, "s");
 }
 
+/*
+ * Cuckoo filters: "k" holds NKEYS keys in 1024 buckets of four 12-bit
+ * fingerprints, beside the three of setup_three().
+ */
+static int setup_cuckoo(void)
+{
+	int err = setup_three() ?:
+		  create("k", 1024 * 4 * 12, 12, BLOOM_LAYOUT_CUCKOO);
+
+	return err ?: batch(BLOOM_IOC_ADD, "k", NKEYS);
+}
+
+static int run_create_cuckoo(void)
+{
+	return create("new", 2048 * 4 * 12, 12, BLOOM_LAYOUT_CUCKOO);
+}
+
+static int run_del_cuckoo(void)
+{
+	make_keys(0);
+	return batch(BLOOM_IOC_DEL, "k", NKEYS);
+}
+
+static int check_del_cuckoo(const struct state *b, const struct state *a,
+			    int err)
+{
+	return deleted(b, a, err, "k");
+}
+
+static int setup_restore_cuckoo(void)
+{
+	snaplen = setup_cuckoo() ? -1 : snapshot("k");
+	if (snaplen < 0)
+		return -1;
+	free(restore_img);
+	restore_img = malloc(snaplen);
+	memcpy(restore_img, snapbuf, snaplen);
+	return 0;
+}
+
+static int check_restore_cuckoo(const struct state *b, const struct state *a,
+				int err)
+{
+	const struct fstate *f = state_find(a, "new");
+
+	if (err)
+		return f ? fail("failed RESTORE left a filter") :
+			   state_same(b, a, NULL, NULL);
+	if (!f || f->digest != state_find(b, "k")->digest)
+		return fail("RESTORE of a cuckoo filter succeeded, the copy differs");
+	return state_accounted(a);
+}
+
 static struct op ops[] = {
 	{ "VERSION", setup_three, run_version, check_version },
 	{ "CREATE", setup_three, run_create, check_created },
@@ -969,6 +1029,10 @@ static struct op ops[] = {
 	{ "LIMITS-set", setup_three, run_limits_set, check_limits_set },
 	{ "ROTATE", setup_aged, run_rotate, check_rotate },
 	{ "ADD-grow", setup_grow, run_add_grow, check_add_grow },
+	{ "CREATE-cuckoo", setup_three, run_create_cuckoo, check_created },
+	{ "DEL-cuckoo", setup_cuckoo, run_del_cuckoo, check_del_cuckoo },
+	{ "RESTORE-cuckoo", setup_restore_cuckoo, run_restore,
+	  check_restore_cuckoo },
 };
 
 /* What an injected allocation or copy failure may turn into. */
