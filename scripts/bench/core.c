@@ -5,10 +5,11 @@
  * beside one dependent random memory access over the same memory and
  * beside libbloom, all in one run so that the numbers compare.
  *
- *   bench-core [-o FILE] [-r REPS] [-e PPB] [-A] [N...]   (default N: 1e6 1e7 1e8)
+ *   bench-core [-o FILE] [-r REPS] [-e PPB] [-A | -C] [N...]
+ *					(default N: 1e6 1e7 1e8; -C: 1e6 1e7)
  *
- * Per layout and N (8-byte keys, filter sized for N at PPB parts per 10^9,
- * default 1 %):
+ * Per Bloom layout and N (8-byte keys, filter sized for N at PPB parts per
+ * 10^9, default 1 %; cuckoo tables have a pass of their own, -C):
  *   load        bloom_load_batch() of the first half (contents private)
  *   add/bat     bloom_add_batch() of the next quarter
  *   add         bloom_add_hash() of the last quarter, one key at a time
@@ -29,7 +30,28 @@
  * holds the key. Keys are fresh ("absent", every generation probed, then
  * added) or in the older generation only ("renewed", both probed, then
  * added); "age_tadd_*" lines in FILE.
+ *
+ * -C: cuckoo filters (BLOOM_LAYOUT_CUCKOO), beside the layouts they would
+ * replace; "ck_*" lines in FILE, so that they never overwrite the main
+ * pass's figures. Printed, each also in FILE:
+ *   memory      bits per key from the sizing of each layout for 10^6 keys
+ *               at 1 %, 0.1 % and 0.01 %, beside log2(1/eps) and the
+ *               cuckoo's own f / load (f bits a slot, slots 95 % full)
+ *   lookups     per N: blocked and counting filters (bulk-loaded, timed
+ *               with the helpers of the main pass) and a cuckoo table
+ *               filled to its capacity N, single lookups and batches of
+ *               4096; the cuckoo's batch is what kinds/cuckoo.c
+ *               cuckoo_test_batch() does (groups of 8 keys: their buckets,
+ *               then a prefetch of both, then the tests), and its tests
+ *               are the kind's test, without the sequence counts
+ *   inserts     ns per insert (median chunk of 1024 keys, hashing
+ *               included) and moves per insert, per 10 % band of load
+ *               factor as the table fills to N
+ *   fpr         after N inserts, against bloom_theory_fpr_ppb(g, N)
+ *   delete      ns per delete of present keys from the full table
+ *   goals       each met or not, with its figure
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,10 +65,6 @@
 #define FPR_KEYS	4000000ULL	/* keys never added, for the FPR */
 #define GROUP	4096		/* keys hashed, then probed, per batch */
 #define MAXREPS	31
-
-static const char *const names[] = {
-	"blocked", "standard", "partitioned", "counting",
-};
 
 static FILE *tsv;
 static int reps = 11;
@@ -258,7 +276,7 @@ static double fill(struct ctx *x, const char *metric, u64 from, u64 to,
 		}
 		v[c++] = (now_ns() - t) / cnt;
 	}
-	t = record(names[x->c.g.layout], x->n, metric, v, c);
+	t = record(bloom_layout_name(x->c.g.layout), x->n, metric, v, c);
 	free(v);
 	return t;
 }
@@ -266,7 +284,7 @@ static double fill(struct ctx *x, const char *metric, u64 from, u64 to,
 static void run(u8 layout, u64 n, struct result *r)
 {
 	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
-	const char *name = names[layout];
+	const char *name = bloom_layout_name(layout);
 	struct ctx x = { .n = n };
 	u64 bytes, i, fp, theory;
 	double p, sd;
@@ -445,16 +463,390 @@ static void run_libbloom(u64 n, struct result *r)
 	lb_free(f);
 }
 
+/*
+ * -C: cuckoo tables. Inserts go through bloom_cuckoo_insert(), which
+ * bloom_add_hash() and the batches do not reach: the main pass skips them.
+ */
+#define CK_MEM_KEYS	1000000ULL	/* keys the memory table sizes for */
+#define CK_CHUNK	1024		/* inserts or deletes timed together */
+#define CK_BANDS	10		/* of load factor, 10 % each */
+#define CK_GROUP	8		/* keys a batch prefetches, as the kind */
+#define CK_SLOWER	1.5		/* goal: lookups within this of blocked */
+
+static struct bloom_cuckoo_node ck_queue[BLOOM_CUCKOO_NODES];
+
+/* Array bits per key of @layout sized for @n keys at @ppb; f or k in @k. */
+static double bits_per_key(u8 layout, u64 n, u64 ppb, u32 *k)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	struct bloom_core c;
+
+	if (bloom_geom_size(n, ppb, layout, &g))
+		exit(1);
+	bloom_core_init(&c, &g);
+	*k = g.hashes;
+	return bloom_array_bytes(&c) * 8.0 / n;
+}
+
+/* The memory table; returns cuckoo / counting bits per key at 1 %. */
+static double ck_memory(double *ck1, double *cnt1)
+{
+	static const u64 rates[] = { 10000000, 1000000, 100000 };
+	static const u8 cmp[] = { BLOOM_LAYOUT_COUNTING, BLOOM_LAYOUT_BLOCKED,
+				  BLOOM_LAYOUT_STANDARD };
+	const u64 n = CK_MEM_KEYS, saved = fpr_ppb;
+	double ck, v[3];
+	unsigned int r, i;
+	u32 f, k;
+
+	printf("Bits per key, each layout sized for %llu keys:\n",
+	       (unsigned long long)n);
+	printf("%-7s %3s %7s %7s | %8s %8s %8s | %11s\n", "rate", "f",
+	       "cuckoo", "f/load", "counting", "blocked", "standard",
+	       "log2(1/eps)");
+	for (r = 0; r < ARRAY_SIZE(rates); r++) {
+		fpr_ppb = rates[r];
+		ck = bits_per_key(BLOOM_LAYOUT_CUCKOO, n, fpr_ppb, &f);
+		record1("cuckoo", n, "ck_bits_per_key", ck);
+		record1("cuckoo", n, "ck_k", f);
+		for (i = 0; i < ARRAY_SIZE(cmp); i++) {
+			v[i] = bits_per_key(cmp[i], n, fpr_ppb, &k);
+			record1(bloom_layout_name(cmp[i]), n,
+				"ck_bits_per_key", v[i]);
+			record1(bloom_layout_name(cmp[i]), n, "ck_k", k);
+		}
+		record1("theory", n, "ck_log2", log2(1e9 / fpr_ppb));
+		record1("theory", n, "ck_f_load",
+			f * 100.0 / BLOOM_CUCKOO_LOAD_PCT);
+		printf("%6g %% %3u %7.2f %7.2f | %8.2f %8.2f %8.2f | %11.2f\n",
+		       fpr_ppb / 1e7, f, ck, f * 100.0 / BLOOM_CUCKOO_LOAD_PCT,
+		       v[0], v[1], v[2], log2(1e9 / fpr_ppb));
+		if (!r) {
+			*ck1 = ck;
+			*cnt1 = v[0];
+		}
+	}
+	fpr_ppb = saved;
+	return *ck1 / *cnt1;
+}
+
+struct ck_result {
+	double mib, test[2], bat[2];
+};
+
+/* Blocked or counting beside the cuckoo: bulk-loaded, then timed. */
+static void ck_side(u8 layout, u64 n, struct ck_result *r)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	const char *name = bloom_layout_name(layout);
+	struct ctx x = { .n = n };
+	u64 bytes, i, j;
+
+	if (bloom_geom_size(n, fpr_ppb, layout, &g))
+		exit(1);
+	bloom_core_init(&x.c, &g);
+	bytes = bloom_array_bytes(&x.c);
+	x.b = alloc_big(sizeof(*x.b) + bytes);
+	x.h = malloc(GROUP * sizeof(u64));
+	if (!x.h)
+		exit(1);
+	for (i = 0; i < n; i += GROUP) {
+		for (j = 0; j < min(GROUP, n - i); j++)
+			x.h[j] = hash_of(&x.c, i + j);
+		bloom_load_batch(&x.c, x.b, x.h, j);
+	}
+	r->mib = bytes / 1048576.0;
+	record1(name, n, "ck_bytes", bytes);
+	timed(&x, name, "ck_test_present", t_single, 0, &r->test[0]);
+	timed(&x, name, "ck_test_absent", t_single, n, &r->test[1]);
+	timed(&x, name, "ck_batch_present", t_batch, 0, &r->bat[0]);
+	timed(&x, name, "ck_batch_absent", t_batch, n, &r->bat[1]);
+	if (x.sink == 42)
+		printf("\n");
+	free(x.b);
+	free(x.h);
+}
+
+/* The kind's test (kinds/cuckoo.c cuckoo_test()) without the seqcount. */
+static bool ck_test(const struct bloom_core *c, const struct bloom_bits *b,
+		    u64 h)
+{
+	struct bloom_cuckoo_key k;
+
+	bloom_cuckoo_key(c, h, &k);
+	return bloom_cuckoo_matches(c, b, &k) > 0;
+}
+
+/* The word a bucket starts in, as kinds/cuckoo.c prefetches it. */
+static u64 ck_word(const struct bloom_core *c, u64 bucket)
+{
+	return bucket * BLOOM_CUCKOO_SLOTS * c->g.hashes / 64;
+}
+
+/* kinds/cuckoo.c cuckoo_test_batch() without the seqcount. */
+static u32 ck_test_batch(const struct bloom_core *c,
+			 const struct bloom_bits *b, const u64 *h, u32 n,
+			 u64 *present)
+{
+	struct bloom_cuckoo_key k[CK_GROUP];
+	u32 i, j, g, hits = 0;
+
+	memset(present, 0, DIV_ROUND_UP(n, 64) * sizeof(u64));
+	for (i = 0; i < n; i += g) {
+		g = min(CK_GROUP, n - i);
+		for (j = 0; j < g; j++) {
+			bloom_cuckoo_key(c, h[i + j], &k[j]);
+			bloom_prefetch(&b->words[ck_word(c, k[j].i1)]);
+			bloom_prefetch(&b->words[ck_word(c, k[j].i2)]);
+		}
+		for (j = 0; j < g; j++) {
+			if (!bloom_cuckoo_matches(c, b, &k[j]))
+				continue;
+			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
+			hits++;
+		}
+	}
+	return hits;
+}
+
+static double t_ck_single(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, hits = 0;
+
+	for (i = 0; i < OPS; i++)
+		hits += ck_test(&x->c, x->b,
+				hash_of(&x->c, base + pick(i, x->n)));
+	x->sink += hits;
+	return (now_ns() - t) / OPS;
+}
+
+static double t_ck_batch(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, j;
+
+	for (i = 0; i < OPS / GROUP * GROUP; i += GROUP) {
+		for (j = 0; j < GROUP; j++)
+			x->h[j] = hash_of(&x->c, base + pick(i + j, x->n));
+		x->sink += ck_test_batch(&x->c, x->b, x->h, GROUP, x->present);
+	}
+	return (now_ns() - t) / i;
+}
+
+/*
+ * A cuckoo table sized for @n keys, filled with them while the inserts
+ * are timed per band of load factor, then looked up, its false-positive
+ * rate measured, and a tenth of its keys deleted. Returns the FPR's
+ * distance from theory in sigmas.
+ */
+static double ck_run(u64 n, struct ck_result *r)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	u64 keys[CK_BANDS] = { 0 }, moves[CK_BANDS] = { 0 };
+	u64 failed = 0, slots, bytes, i, j, fp, lost, stored, missing = 0;
+	double *v[CK_BANDS], p, sd, dev, fill_ns = 0, t;
+	u32 nv[CK_BANDS] = { 0 }, chunks = DIV_ROUND_UP(n, CK_CHUNK), band;
+	struct ctx x = { .n = n };
+	char metric[32];
+
+	if (bloom_geom_size(n, fpr_ppb, BLOOM_LAYOUT_CUCKOO, &g))
+		exit(1);
+	bloom_core_init(&x.c, &g);
+	bytes = bloom_array_bytes(&x.c);
+	slots = x.c.range * BLOOM_CUCKOO_SLOTS;
+	x.b = alloc_big(sizeof(*x.b) + bytes);
+	x.h = malloc(GROUP * sizeof(u64));
+	for (band = 0; band < CK_BANDS; band++)
+		v[band] = malloc(chunks * sizeof(double));
+	if (!x.h || !v[CK_BANDS - 1])
+		exit(1);
+	r->mib = bytes / 1048576.0;
+	record1("cuckoo", n, "ck_thp", min(1.0, (double)thp_bytes() / bytes));
+	record1("cuckoo", n, "ck_bytes", bytes);
+	record1("cuckoo", n, "ck_k", g.hashes);
+	record1("cuckoo", n, "ck_slots", slots);
+
+	/* Fill to n keys: the load factor ends near BLOOM_CUCKOO_LOAD_PCT. */
+	for (i = 0; i < n; i += CK_CHUNK) {
+		u32 cnt = min(CK_CHUNK, n - i);
+		u64 mv = 0;
+		int ret;
+
+		band = min(bloom_word_read(&x.b->inserted) * CK_BANDS / slots,
+			   CK_BANDS - 1);
+		t = now_ns();
+		for (j = 0; j < cnt; j++) {
+			ret = bloom_cuckoo_insert(&x.c, x.b,
+						  hash_of(&x.c, i + j),
+						  ck_queue, NULL, &mv);
+			failed += ret == -ENOSPC;
+		}
+		t = now_ns() - t;
+		fill_ns += t;
+		v[band][nv[band]++] = t / cnt;
+		keys[band] += cnt;
+		moves[band] += mv;
+	}
+	stored = bloom_word_read(&x.b->inserted);
+	record1("cuckoo", n, "ck_stored", stored);
+	record1("cuckoo", n, "ck_insert_failed", failed);
+	record1("cuckoo", n, "ck_insert_mean", fill_ns / n);
+	printf("cuckoo %llu keys, f = %u, %llu buckets, %.1f MiB; inserts as the load factor rises:\n",
+	       (unsigned long long)n, g.hashes,
+	       (unsigned long long)x.c.range, r->mib);
+	printf("  %-9s %10s %10s %8s\n", "load", "ns/insert", "moves/key",
+	       "keys");
+	for (band = 0; band < CK_BANDS; band++) {
+		double ns, mpk;
+
+		if (!nv[band])
+			continue;
+		snprintf(metric, sizeof(metric), "ck_insert_%u",
+			 band * 100 / CK_BANDS);
+		ns = record("cuckoo", n, metric, v[band], nv[band]);
+		mpk = (double)moves[band] / keys[band];
+		snprintf(metric, sizeof(metric), "ck_moves_%u",
+			 band * 100 / CK_BANDS);
+		record1("cuckoo", n, metric, mpk);
+		printf("  %2u-%-3u %% %10.1f %10.3f %8llu\n",
+		       band * 100 / CK_BANDS,
+		       band == CK_BANDS - 1 ? BLOOM_CUCKOO_LOAD_PCT :
+		       (band + 1) * 100 / CK_BANDS, ns, mpk,
+		       (unsigned long long)keys[band]);
+	}
+	printf("  all %.1f ns/insert; %llu stored (load %.1f %%), %llu found present already, %llu did not fit\n",
+	       fill_ns / n, (unsigned long long)stored, 100.0 * stored / slots,
+	       (unsigned long long)(n - stored - failed),
+	       (unsigned long long)failed);
+
+	/* Every key added must be found, bar those that did not fit. */
+	for (i = lost = 0; i < n; i++)
+		lost += !ck_test(&x.c, x.b, hash_of(&x.c, i));
+	record1("cuckoo", n, "ck_lost", lost);
+	if (lost > failed)
+		printf("  %llu keys lost!\n", (unsigned long long)lost);
+
+	timed(&x, "cuckoo", "ck_test_present", t_ck_single, 0, &r->test[0]);
+	timed(&x, "cuckoo", "ck_test_absent", t_ck_single, n, &r->test[1]);
+	timed(&x, "cuckoo", "ck_batch_present", t_ck_batch, 0, &r->bat[0]);
+	timed(&x, "cuckoo", "ck_batch_absent", t_ck_batch, n, &r->bat[1]);
+
+	/*
+	 * FPR_KEYS keys never added. Given the stored fingerprints the rate
+	 * hardly varies between tables: only the binomial spread counts.
+	 */
+	for (i = fp = 0; i < FPR_KEYS; i++)
+		fp += ck_test(&x.c, x.b, hash_of(&x.c, 2 * n + i));
+	p = bloom_theory_fpr_ppb(&g, n) / 1e9;
+	sd = sqrt(p * (1 - p) / FPR_KEYS);
+	dev = (fp / (double)FPR_KEYS - p) / sd;
+	record1("cuckoo", n, "ck_fpr", fp / (double)FPR_KEYS);
+	record1("cuckoo", n, "ck_fpr_theory", p);
+	record1("cuckoo", n, "ck_fpr_sd", sd);
+	record1("cuckoo", n, "ck_fpr_theory_stored",
+		bloom_theory_fpr_ppb(&g, stored) / 1e9);
+	printf("  FPR at capacity %.5f, theory %.5f (%.5f for the %llu stored): %+.1f sigma\n",
+	       fp / (double)FPR_KEYS, p, bloom_theory_fpr_ppb(&g, stored) / 1e9,
+	       (unsigned long long)stored, dev);
+
+	/* Deletes of a tenth of the keys, from the full table down. */
+	for (i = band = 0; i < n / 10; i += CK_CHUNK, band++) {
+		u32 cnt = min(CK_CHUNK, n / 10 - i);
+
+		t = now_ns();
+		for (j = 0; j < cnt; j++)
+			missing += bloom_cuckoo_delete(&x.c, x.b,
+						       hash_of(&x.c, i + j)) ==
+				   -ENOENT;
+		v[0][band] = (now_ns() - t) / cnt;
+	}
+	t = band ? record("cuckoo", n, "ck_delete", v[0], band) : 0;
+	record1("cuckoo", n, "ck_delete_missing", missing);
+	printf("  delete %.1f ns (%llu keys from the full table, %llu not found)\n",
+	       t, (unsigned long long)(n / 10), (unsigned long long)missing);
+	if (x.sink == 42)
+		printf("\n");
+	for (band = 0; band < CK_BANDS; band++)
+		free(v[band]);
+	free(x.b);
+	free(x.h);
+	return dev;
+}
+
+static void ck_goal(bool met, const char *text)
+{
+	printf("goal %-7s %s\n", met ? "met" : "NOT met", text);
+}
+
+static void ck_row(const char *name, u64 n, const struct ck_result *r)
+{
+	printf("%-10s %10llu %7.1f | %5.1f %5.1f | %5.1f %5.1f\n", name,
+	       (unsigned long long)n, r->mib, r->test[0], r->test[1],
+	       r->bat[0], r->bat[1]);
+}
+
+static void run_cuckoo(const u64 *sizes, int nsizes)
+{
+	struct ck_result b[8], c[8], k[8];
+	double ck1 = 0, cnt1 = 1, ratio, dev[8], wp, wa;
+	char text[160];
+	int si;
+
+	ratio = ck_memory(&ck1, &cnt1);
+	for (si = 0; si < nsizes; si++) {
+		ck_side(BLOOM_LAYOUT_BLOCKED, sizes[si], &b[si]);
+		ck_side(BLOOM_LAYOUT_COUNTING, sizes[si], &c[si]);
+		dev[si] = ck_run(sizes[si], &k[si]);
+		fflush(stdout);
+	}
+	printf("Lookups (ns per key, hashing included, median of %d runs):\n",
+	       reps);
+	printf("%-10s %10s %7s | %11s | %11s\n", "layout", "keys", "MiB",
+	       "test p/a", "batch p/a");
+	for (si = 0; si < nsizes; si++) {
+		ck_row("blocked", sizes[si], &b[si]);
+		ck_row("counting", sizes[si], &c[si]);
+		ck_row("cuckoo", sizes[si], &k[si]);
+	}
+	snprintf(text, sizeof(text),
+		 "cuckoo memory at 1 %% at most a third of counting: %.2f against %.2f bits per key (%.2f)",
+		 ck1, cnt1, ratio);
+	ck_goal(ratio <= 1 / 3.0, text);
+	for (si = 0; si < nsizes; si++) {
+		snprintf(text, sizeof(text),
+			 "cuckoo FPR at capacity within 3 sigma of theory, n = %llu: %+.1f sigma",
+			 (unsigned long long)sizes[si], dev[si]);
+		ck_goal(fabs(dev[si]) <= 3, text);
+	}
+	for (si = 0; si < nsizes; si++) {
+		wp = k[si].test[0] / b[si].test[0];
+		wa = k[si].test[1] / b[si].test[1];
+		snprintf(text, sizeof(text),
+			 "cuckoo lookups within %.1fx blocked, n = %llu: present %.2fx, absent %.2fx",
+			 CK_SLOWER, (unsigned long long)sizes[si], wp, wa);
+		ck_goal(wp <= CK_SLOWER && wa <= CK_SLOWER, text);
+		wp = k[si].bat[0] / b[si].bat[0];
+		wa = k[si].bat[1] / b[si].bat[1];
+		snprintf(text, sizeof(text),
+			 "cuckoo batched lookups within %.1fx blocked, n = %llu: present %.2fx, absent %.2fx",
+			 CK_SLOWER, (unsigned long long)sizes[si], wp, wa);
+		ck_goal(wp <= CK_SLOWER && wa <= CK_SLOWER, text);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	u64 sizes[8] = { 1000000, 10000000, 100000000 };
 	int nsizes = 3, si, opt;
-	bool aging = false;
+	bool aging = false, cuckoo = false;
 	u8 layout;
 
-	while ((opt = getopt(argc, argv, "o:r:e:A")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:e:AC")) != -1) {
 		if (opt == 'A')
 			aging = true;
+		else if (opt == 'C')
+			cuckoo = true;
 		else if (opt == 'e')
 			fpr_ppb = strtoull(optarg, NULL, 10);
 		else if (opt == 'o')
@@ -466,11 +858,17 @@ int main(int argc, char **argv)
 		if (opt == 'o' && !tsv)
 			return perror(optarg), 1;
 	}
+	if (cuckoo)
+		nsizes = 2;	/* 10^6 and 10^7 */
 	if (optind < argc)
 		nsizes = 0;
 	for (; optind < argc && nsizes < 8; optind++)
 		sizes[nsizes++] = strtoull(argv[optind], NULL, 10);
 
+	if (cuckoo) {
+		run_cuckoo(sizes, nsizes);
+		return 0;
+	}
 	if (aging) {
 		for (si = 0; si < nsizes; si++)
 			run_aging(sizes[si]);
@@ -485,9 +883,12 @@ int main(int argc, char **argv)
 		struct result r;
 
 		for (layout = 0; layout < BLOOM_LAYOUT_MAX; layout++) {
+			if (layout == BLOOM_LAYOUT_CUCKOO)
+				continue;	/* inserts of its own: -C */
 			run(layout, sizes[si], &r);
 			printf("%-12s %10llu %7.1f %5.1f %5.1f %5.1f | %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f %7.1f\n",
-			       names[layout], (unsigned long long)sizes[si],
+			       bloom_layout_name(layout),
+			       (unsigned long long)sizes[si],
 			       r.mib, r.load, r.add_batch, r.add, r.test[0],
 			       r.test[1], r.dep[0], r.dep[1], r.bat[0],
 			       r.bat[1], r.lat);

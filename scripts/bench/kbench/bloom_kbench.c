@@ -18,9 +18,18 @@
  * that misses a present key fails the load (-EIO): then it was not
  * filled, and its figures would mean nothing.
  *
+ * A cuckoo table (K is its fingerprint bits f) is filled to its capacity
+ * N by bloom_cuckoo_insert(), one key at a time; a key that does not fit
+ * fails the load (-ENOSPC). Its single lookups are bloom_test_hash(), as
+ * for the others (nothing writes meanwhile); it has no batch rows, since
+ * bloom_test_batch() prefetches Bloom probes, not buckets: its kind's own
+ * lookups, with their sequence counts, are "api-cuckoo" below.
+ *
  * "api" is the whole in-kernel API path of a named blocked filter (the
  * registry's RCU pointer, the kind's test, the stats counter), what
  * xt_bloom calls per packet: bloom_test() on a filter in init_net.
+ * "api-cuckoo" is the same path on a named cuckoo filter (filled to N by
+ * bloom_add()): kinds/cuckoo.c's test, validated by sequence counts.
  * "api-grownD" is a scalable filter grown from N / D to N keys (K is
  * printed 0), for D = 1, 16, 128 and 1024: an absent key probes every
  * stage. Each stays listed, as "kbench_grownD", until the module is
@@ -54,9 +63,25 @@ static int nr_fds;
 module_param_array(bpf_fds, int, &nr_fds, 0444);
 MODULE_PARM_DESC(bpf_fds, "BPF bloom maps of the loading process");
 
+/*
+ * Every layout is benchmarked: a new one must be named here, and filled
+ * by fill() the way it is filled (bloom_load_batch() is for Bloom ones).
+ * The #ifdefs let the benchmark build against older module sources.
+ */
 static const char *const layouts[] = {
 	"blocked", "standard", "partitioned", "counting",
+#ifdef BLOOM_CUCKOO_SLOTS
+	"cuckoo",
+#endif
 };
+static_assert(ARRAY_SIZE(layouts) == BLOOM_LAYOUT_MAX,
+	      "a layout the benchmark does not know");
+
+#ifdef BLOOM_CUCKOO_SLOTS
+#define IS_CUCKOO(layout)	((layout) == BLOOM_LAYOUT_CUCKOO)
+#else
+#define IS_CUCKOO(layout)	false
+#endif
 
 struct kbench {
 	struct bloom_core c;
@@ -66,6 +91,9 @@ struct kbench {
 	u64 h[GROUP];
 	u64 present[GROUP / 64];
 	u64 hits;
+#ifdef BLOOM_CUCKOO_SLOTS
+	struct bloom_cuckoo_node queue[BLOOM_CUCKOO_NODES];	/* inserts */
+#endif
 };
 
 /* The i-th key of a run: scattered over base .. base + n - 1. */
@@ -177,18 +205,49 @@ static int bench_bpf(struct kbench *x, struct bpf_map *map)
 	return 0;
 }
 
-static void fill(struct kbench *x)
+/* A cuckoo table, one insert at a time: not a key may be left out. */
+#ifdef BLOOM_CUCKOO_SLOTS
+static int fill_cuckoo(struct kbench *x, u32 cnt)
+{
+	u64 moves = 0;
+	u32 j;
+	int ret;
+
+	for (j = 0; j < cnt; j++) {
+		ret = bloom_cuckoo_insert(&x->c, x->b, x->h[j], x->queue, NULL,
+					  &moves);
+		if (ret < 0) {
+			pr_err("bloom_kbench: cuckoo: a key did not fit (%d)\n",
+			       ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+#else
+static int fill_cuckoo(struct kbench *x, u32 cnt)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static int fill(struct kbench *x)
 {
 	u64 i, j, key;
+	int err = 0;
 
-	for (i = 0; i < n; i += GROUP) {
+	for (i = 0; i < n && !err; i += GROUP) {
 		for (j = 0; j < min_t(u64, GROUP, n - i); j++) {
 			key = i + j;
 			x->h[j] = bloom_hash(&x->c, &key, sizeof(key));
 		}
-		bloom_load_batch(&x->c, x->b, x->h, j);
+		if (IS_CUCKOO(x->c.g.layout))
+			err = fill_cuckoo(x, j);
+		else
+			bloom_load_batch(&x->c, x->b, x->h, j);
 		cond_resched();
 	}
+	return err;
 }
 
 static int bench_layout(struct kbench *x, u8 layout)
@@ -206,10 +265,11 @@ static int bench_layout(struct kbench *x, u8 layout)
 	x->b = vzalloc(sizeof(*x->b) + bloom_array_bytes(&x->c));
 	if (!x->b)
 		return -ENOMEM;
-	fill(x);
-	err = check_hits(what, timed(x, t_single, 0, what, k, "test_present"));
-	if (!err) {
+	err = fill(x) ?:
+	      check_hits(what, timed(x, t_single, 0, what, k, "test_present"));
+	if (!err)
 		timed(x, t_single, n, what, k, "test_absent");
+	if (!err && !IS_CUCKOO(layout)) {
 		timed(x, t_batch, 0, what, k, "batch_present");
 		timed(x, t_batch, n, what, k, "batch_absent");
 	}
@@ -217,8 +277,12 @@ static int bench_layout(struct kbench *x, u8 layout)
 	return err;
 }
 
-/* Add keys 0 .. n - 1, waiting while a filter that grows is full. */
-static int api_fill(struct kbench *x)
+/*
+ * Add keys 0 .. n - 1, waiting while a filter that grows (@grows) is
+ * full; any other that says full failed (a cuckoo table: a key did not
+ * fit).
+ */
+static int api_fill(struct kbench *x, bool grows)
 {
 	u64 key;
 	int err, tries;
@@ -226,7 +290,7 @@ static int api_fill(struct kbench *x)
 	for (key = 0; key < n; key++) {
 		for (tries = 0; tries < 1000; tries++) {
 			err = bloom_add(x->f, &key, sizeof(key));
-			if (err != -ENOSPC)
+			if (err != -ENOSPC || !grows)
 				break;
 			usleep_range(100, 200);
 		}
@@ -240,7 +304,7 @@ static int api_fill(struct kbench *x)
 
 /* Fill filter @name, time it; destroy it unless @keep. */
 static int bench_api(struct kbench *x, struct bloom_geom *g, const char *name,
-		     const char *what, u32 k, bool keep)
+		     const char *what, u32 k, bool grows, bool keep)
 {
 	int err = bloom_registry_create(&init_net, name, g);
 
@@ -249,7 +313,7 @@ static int bench_api(struct kbench *x, struct bloom_geom *g, const char *name,
 	x->f = bloom_get(&init_net, name);
 	err = PTR_ERR_OR_ZERO(x->f);
 	if (!err)
-		err = api_fill(x);
+		err = api_fill(x, grows);
 	if (!err)
 		err = check_hits(what, timed(x, t_api, 0, what, k,
 					     "test_present"));
@@ -274,7 +338,17 @@ static int bench_apis(struct kbench *x)
 	int err = bloom_geom_size(n, 10000000, BLOOM_LAYOUT_BLOCKED, &g);
 
 	if (!err)
-		err = bench_api(x, &g, "kbench", "api", g.hashes, false);
+		err = bench_api(x, &g, "kbench", "api", g.hashes, false, false);
+#ifdef BLOOM_CUCKOO_SLOTS
+	if (!err) {
+		g = (struct bloom_geom){ .seed = 1,
+					 .flags = BLOOM_F_FIXED_SEED,
+					 .key_type = BLOOM_KEY_BYTES };
+		err = bloom_geom_size(n, 10000000, BLOOM_LAYOUT_CUCKOO, &g) ?:
+		      bench_api(x, &g, "kbench_cuckoo", "api-cuckoo", g.hashes,
+				false, false);
+	}
+#endif
 #ifdef BLOOM_STAGES_MAX
 	for (i = 0; i < ARRAY_SIZE(grown) && !err; i++) {
 		char name[BLOOM_NAME_MAX], what[32];
@@ -288,7 +362,7 @@ static int bench_apis(struct kbench *x)
 					 .growth = 2, .tighten_pct = 50 };
 		err = bloom_geom_size(max(n / grown[i], 1UL), 5000000,
 				      BLOOM_LAYOUT_BLOCKED, &g) ?:
-		      bench_api(x, &g, name, what, 0, true);
+		      bench_api(x, &g, name, what, 0, true, true);
 	}
 #endif
 	return err;
