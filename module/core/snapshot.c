@@ -110,8 +110,8 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		info->geom.period_ms = age >> 32;
 	}
 	/* Cuckoo tables, and only they, are version 5. */
-	if ((version == BLOOM_SNAP_VERSION_CUCKOO) !=
-	    (h->layout == BLOOM_LAYOUT_CUCKOO))
+	if (version == BLOOM_SNAP_VERSION_CUCKOO ?
+	    h->layout != BLOOM_LAYOUT_CUCKOO : h->layout == BLOOM_LAYOUT_CUCKOO)
 		return -EINVAL;
 	info->geom.layout = h->layout;
 	info->geom.key_type = h->key_type;
@@ -120,9 +120,10 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.bits = bloom_le64_to_cpu(h->bits);
 	info->geom.seed = bloom_le64_to_cpu(h->seed);
 	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
-	for (i = version == BLOOM_SNAP_VERSION_AGING ||
-		 version == BLOOM_SNAP_VERSION_SCALABLE;
-	     i < (int)ARRAY_SIZE(h->reserved); i++)
+	/* Aging and growing filters keep their parameters in reserved[0]. */
+	i = version == BLOOM_SNAP_VERSION_AGING ||
+	    version == BLOOM_SNAP_VERSION_SCALABLE;
+	for (; i < (int)ARRAY_SIZE(h->reserved); i++)
 		if (h->reserved[i])
 			return -EINVAL;
 	err = bloom_geom_check(&info->geom);

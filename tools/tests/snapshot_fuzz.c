@@ -39,7 +39,8 @@ static unsigned long loaded, loaded_aging, loaded_grown, loaded_cuckoo;
 
 static void report(void)
 {
-	fprintf(stderr, "snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown, %lu cuckoo%s\n",
+	fprintf(stderr,
+		"snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown, %lu cuckoo%s\n",
 		loaded, loaded_aging, loaded_grown, loaded_cuckoo,
 		fix_checksum ? " (checksums recomputed)" : "");
 }
