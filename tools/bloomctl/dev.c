@@ -216,8 +216,13 @@ static const char *dev_unsupported(const char *name)
 	static char buf[160];
 	struct bloom_ioc_info in;
 	struct stage_list sl;
+	int err = dev_info(name, &in);
 
-	if (!dev_info(name, &in) && in.generations)
+	if (!err && in.layout == BLOOM_LAYOUT_CUCKOO)
+		snprintf(buf, sizeof(buf),
+			 "%s is a cuckoo filter: halve, union, intersect and estimate do not apply to it",
+			 name);
+	else if (!err && in.generations)
 		snprintf(buf, sizeof(buf),
 			 "%s is an aging filter: halve, union, intersect, estimate, del and count do not apply to it",
 			 name);
