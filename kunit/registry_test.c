@@ -62,6 +62,39 @@ static void test_and_add_reports_seen(struct kunit *test)
 			0);
 }
 
+/*
+ * A cuckoo filter through the API: present once added, absent once
+ * deleted, held once; deleting from a plain filter is EOPNOTSUPP.
+ */
+static void cuckoo_through_the_api(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 256 * 4 * 16, .hashes = 16,
+				.key_type = BLOOM_KEY_BYTES,
+				.layout = BLOOM_LAYOUT_CUCKOO };
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_ck", &g),
+			0);
+	f = bloom_get(&init_net, "kunit_ck");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, "ban-1", 5), 0);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, "ban-1", 5), 1);
+	KUNIT_EXPECT_TRUE(test, bloom_test(f, "ban-1", 5));
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-1", 5), 0);
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, "ban-1", 5));
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-1", 5), -ENOENT);
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "", 0), -EINVAL);
+	bloom_put(f);
+	KUNIT_EXPECT_EQ(test, bloom_registry_destroy(&init_net, "kunit_ck"), 0);
+	KUNIT_ASSERT_EQ(test, make("kunit_nodel", BLOOM_KEY_BYTES, 0), 0);
+	f = bloom_get(&init_net, "kunit_nodel");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "x", 1), -EOPNOTSUPP);
+	bloom_put(f);
+	KUNIT_EXPECT_EQ(test, bloom_registry_destroy(&init_net, "kunit_nodel"),
+			0);
+}
+
 static void clear_publishes_new_contents(struct kunit *test)
 {
 	struct bloom_contents *before;
@@ -474,6 +507,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(get_missing_is_enoent),
 	KUNIT_CASE(destroy_in_use_is_ebusy),
 	KUNIT_CASE(test_and_add_reports_seen),
+	KUNIT_CASE(cuckoo_through_the_api),
 	KUNIT_CASE(clear_publishes_new_contents),
 	KUNIT_CASE(swap_exchanges_contents),
 	KUNIT_CASE(rename_refuses_held_filter),

@@ -213,6 +213,33 @@ int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 EXPORT_SYMBOL_GPL(bloom_test_and_add);
 
 /**
+ * bloom_del() - delete a key from a held counting or cuckoo filter
+ * @f: the filter
+ * @key: a well-formed key of the filter's type
+ * @len: its length
+ *
+ * Delete only keys that were added: deleting another can delete a key
+ * that shares its counters (counting) or its fingerprint and bucket
+ * (cuckoo). Process context or softirq.
+ *
+ * Return: 0; -ENOENT if the key tests absent; -EINVAL for a malformed
+ * key; -EOPNOTSUPP for a filter that cannot delete.
+ */
+int bloom_del(struct bloom_filter *f, const void *key, size_t len)
+{
+	struct bloom_contents *c;
+	int err;
+
+	rcu_read_lock();
+	c = rcu_dereference(f->contents);
+	err = bloom_key_check(c->core.g.key_type, key, len) ?:
+	      bloom_contents_del(c, bloom_hash(&c->core, key, len));
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(bloom_del);
+
+/**
  * bloom_rotate() - rotate a held aging filter now
  * @f: the filter
  *

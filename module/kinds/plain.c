@@ -159,9 +159,9 @@ static int plain_del(struct bloom_contents *c, u64 h)
 	struct bloom_plain *p = plain(c);
 	int err;
 
-	spin_lock(&p->del_lock);
+	spin_lock_bh(&p->del_lock);	/* bloom_del() may run in softirq */
 	err = bloom_del_hash(&c->core, &p->bits, h);
-	spin_unlock(&p->del_lock);
+	spin_unlock_bh(&p->del_lock);
 	return err;
 }
 
