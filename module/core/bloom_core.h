@@ -155,6 +155,7 @@ void bloom_note_plen(struct bloom_bits *b, unsigned int plen);
 /* cuckoo.c: tables of fingerprints (BLOOM_LAYOUT_CUCKOO) */
 #define BLOOM_CUCKOO_MOVES	5	/* longest chain of moves an insert makes */
 #define BLOOM_CUCKOO_NODES	1024	/* buckets its search may look at */
+#define BLOOM_CUCKOO_MIX	0x9e3779b97f4a7c15ULL	/* 2^64 / golden ratio */
 
 struct bloom_cuckoo_key {
 	u64	i1, i2;		/* its buckets */
@@ -179,11 +180,10 @@ struct bloom_cuckoo_mover {
 	void	*arg;
 };
 
-u64 bloom_cuckoo_alt(const struct bloom_core *c, u64 i, u32 fp);
-void bloom_cuckoo_key(const struct bloom_core *c, u64 h,
-		      struct bloom_cuckoo_key *k);
 u32 bloom_cuckoo_slot(const struct bloom_core *c, const struct bloom_bits *b,
 		      u64 i, unsigned int j);
+int bloom_cuckoo_find(const struct bloom_core *c, const struct bloom_bits *b,
+		      u64 i, u32 fp);
 u32 bloom_cuckoo_matches(const struct bloom_core *c,
 			 const struct bloom_bits *b,
 			 const struct bloom_cuckoo_key *k);
@@ -199,6 +199,76 @@ void bloom_cuckoo_stats(const struct bloom_core *c, const struct bloom_bits *b,
 			struct bloom_stats *st);
 u64 bloom_cuckoo_fpr_q32(const struct bloom_geom *g, u64 n);
 int bloom_cuckoo_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g);
+
+/*
+ * The lookup, inline: it is on the packet path (see cuckoo.c for the
+ * layout). A 32-bit value onto a bucket, [0, B): Lemire's reduction.
+ */
+static inline u64 bloom_cuckoo_reduce(const struct bloom_core *c, u32 x)
+{
+	return ((u64)x * c->range) >> 32;
+}
+
+/**
+ * bloom_cuckoo_alt() - the other bucket of a fingerprint
+ * @c: the table's core
+ * @i: one of its buckets
+ * @fp: the fingerprint
+ *
+ * Return: (H(fp) - @i) mod B, H a multiplicative mix: its own inverse.
+ */
+static inline u64 bloom_cuckoo_alt(const struct bloom_core *c, u64 i, u32 fp)
+{
+	u64 t = bloom_cuckoo_reduce(c, (u32)(((u64)fp * BLOOM_CUCKOO_MIX) >> 32));
+
+	return t >= i ? t - i : t + c->range - i;
+}
+
+/* A key's fingerprint (top f bits of its hash, never 0) and buckets. */
+static inline void bloom_cuckoo_key(const struct bloom_core *c, u64 h,
+				    struct bloom_cuckoo_key *k)
+{
+	k->fp = h >> (64 - c->g.hashes);
+	if (!k->fp)
+		k->fp = 1;
+	k->i1 = bloom_cuckoo_reduce(c, (u32)h);
+	k->i2 = bloom_cuckoo_alt(c, k->i1, k->fp);
+}
+
+/*
+ * Does bucket @i hold @fp? For f <= 16 a bucket is at most a word wide:
+ * XOR it with fp in every lane and look for a zero lane, the classic
+ * SWAR test (exact as a yes or no), in at most two loads.
+ */
+static inline bool bloom_cuckoo_bucket_has(const struct bloom_core *c,
+					   const struct bloom_bits *b, u64 i,
+					   u32 fp)
+{
+	unsigned int f = c->g.hashes, width = BLOOM_CUCKOO_SLOTS * f, sh;
+	u64 ones, pos, x;
+
+	if (f > 64 / BLOOM_CUCKOO_SLOTS)
+		return bloom_cuckoo_find(c, b, i, fp) >= 0;
+	ones = 1 | 1ULL << f | 1ULL << 2 * f | 1ULL << 3 * f;
+	pos = i * width;
+	sh = pos % 64;
+	x = bloom_word_read(&b->words[pos / 64]) >> sh;
+	if (sh + width > 64)
+		x |= bloom_word_read(&b->words[pos / 64 + 1]) << (64 - sh);
+	if (width < 64)
+		x &= (1ULL << width) - 1;
+	x ^= fp * ones;
+	return (x - ones) & ~x & ones << (f - 1);
+}
+
+/* Unsynchronised: is @k's fingerprint in one of its buckets? */
+static inline bool bloom_cuckoo_present(const struct bloom_core *c,
+					const struct bloom_bits *b,
+					const struct bloom_cuckoo_key *k)
+{
+	return bloom_cuckoo_bucket_has(c, b, k->i1, k->fp) ||
+	       bloom_cuckoo_bucket_has(c, b, k->i2, k->fp);
+}
 
 /* stats.c: stats, estimates and set algebra */
 #define BLOOM_HIST_WORDS	(BLOOM_BLOCK_BITS + 1)	/* scratch for these */

@@ -39,51 +39,10 @@
  */
 #include "bloom_core.h"
 
-#define MIX	0x9e3779b97f4a7c15ULL	/* 2^64 / golden ratio */
-
 static u64 fp_mask(const struct bloom_core *c)
 {
 	return (1ULL << c->g.hashes) - 1;	/* f <= 32 */
 }
-
-/* Bucket index of a 32-bit value, onto [0, B). */
-static u64 reduce(const struct bloom_core *c, u32 x)
-{
-	return ((u64)x * c->range) >> 32;
-}
-
-/**
- * bloom_cuckoo_alt() - the other bucket of a fingerprint
- * @c: the table's core
- * @i: one of its buckets
- * @fp: the fingerprint
- *
- * Return: (H(fp) - @i) mod B; its own inverse.
- */
-u64 bloom_cuckoo_alt(const struct bloom_core *c, u64 i, u32 fp)
-{
-	u64 t = reduce(c, (u32)(((u64)fp * MIX) >> 32));
-
-	return t >= i ? t - i : t + c->range - i;
-}
-EXPORT_SYMBOL_GPL(bloom_cuckoo_alt);
-
-/**
- * bloom_cuckoo_key() - a key's fingerprint and buckets
- * @c: the table's core
- * @h: bloom_hash() of the key
- * @k: filled in
- */
-void bloom_cuckoo_key(const struct bloom_core *c, u64 h,
-		      struct bloom_cuckoo_key *k)
-{
-	k->fp = h >> (64 - c->g.hashes);
-	if (!k->fp)
-		k->fp = 1;
-	k->i1 = reduce(c, (u32)h);
-	k->i2 = bloom_cuckoo_alt(c, k->i1, k->fp);
-}
-EXPORT_SYMBOL_GPL(bloom_cuckoo_key);
 
 /**
  * bloom_cuckoo_slot() - read a slot, locklessly
@@ -133,9 +92,17 @@ static void slot_set(const struct bloom_core *c, struct bloom_bits *b, u64 i,
 	}
 }
 
-/* The first slot of bucket @i holding @fp (0: a free one), or -1. */
-static int find(const struct bloom_core *c, const struct bloom_bits *b, u64 i,
-		u32 fp)
+/**
+ * bloom_cuckoo_find() - where a fingerprint is in a bucket
+ * @c: the table's core
+ * @b: the table
+ * @i: the bucket
+ * @fp: the fingerprint, or 0 for a free slot
+ *
+ * Return: the first slot holding @fp, or -1.
+ */
+int bloom_cuckoo_find(const struct bloom_core *c, const struct bloom_bits *b,
+		      u64 i, u32 fp)
 {
 	unsigned int j;
 
@@ -144,6 +111,7 @@ static int find(const struct bloom_core *c, const struct bloom_bits *b, u64 i,
 			return j;
 	return -1;
 }
+EXPORT_SYMBOL_GPL(bloom_cuckoo_find);
 
 /**
  * bloom_cuckoo_matches() - copies of a key's fingerprint in its buckets
@@ -185,7 +153,7 @@ bool bloom_cuckoo_test(const struct bloom_core *c, const struct bloom_bits *b,
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(c, h, &k);
-	return bloom_cuckoo_matches(c, b, &k) > 0;
+	return bloom_cuckoo_present(c, b, &k);
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_test);
 
@@ -207,7 +175,7 @@ static int search(const struct bloom_core *c, const struct bloom_bits *b,
 		for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++) {
 			u32 fp = bloom_cuckoo_slot(c, b, n->bucket, j);
 			u64 to = bloom_cuckoo_alt(c, n->bucket, fp);
-			int slot = find(c, b, to, 0);
+			int slot = bloom_cuckoo_find(c, b, to, 0);
 
 			if (tail == BLOOM_CUCKOO_NODES)
 				return -ENOSPC;
@@ -272,13 +240,13 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 	u64 i;
 
 	bloom_cuckoo_key(c, h, &k);
-	if (bloom_cuckoo_matches(c, b, &k))
+	if (bloom_cuckoo_present(c, b, &k))
 		return 1;
 	i = k.i1;
-	slot = find(c, b, i, 0);
+	slot = bloom_cuckoo_find(c, b, i, 0);
 	if (slot < 0) {
 		i = k.i2;
-		slot = find(c, b, i, 0);
+		slot = bloom_cuckoo_find(c, b, i, 0);
 	}
 	if (slot < 0) {
 		n = search(c, b, &k, q, &slot);
@@ -312,11 +280,11 @@ int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
 	int slot;
 
 	bloom_cuckoo_key(c, h, &k);
-	slot = find(c, b, k.i1, k.fp);
+	slot = bloom_cuckoo_find(c, b, k.i1, k.fp);
 	if (slot >= 0) {
 		i = k.i1;
 	} else {
-		slot = find(c, b, k.i2, k.fp);
+		slot = bloom_cuckoo_find(c, b, k.i2, k.fp);
 		i = k.i2;
 	}
 	if (slot < 0)

@@ -131,22 +131,24 @@ bool bloom_cuckoo_read_retry(const struct bloom_cuckoo_read *r)
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_cuckoo_read_retry);
 
-/* The copies of @k's fingerprint, read consistently; see above. */
-static u32 read_matches(struct bloom_cuckoo *t,
-			const struct bloom_cuckoo_key *k)
+/* Is @k present (@copies: how many copies), read consistently; see above. */
+static u32 read_key(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
+		    bool copies)
 {
+	const struct bloom_core *core = &t->c.core;
 	struct bloom_cuckoo_read r;
 	unsigned int tries;
 	u32 n;
 
 	for (tries = 0; tries < READ_TRIES; tries++) {
 		bloom_cuckoo_read_begin(&t->c, k, &r);
-		n = bloom_cuckoo_matches(&t->c.core, &t->bits, k);
+		n = copies ? bloom_cuckoo_matches(core, &t->bits, k) :
+			     bloom_cuckoo_present(core, &t->bits, k);
 		if (n || !bloom_cuckoo_read_retry(&r))
 			return n;
 	}
 	spin_lock_bh(&t->lock);
-	n = bloom_cuckoo_matches(&t->c.core, &t->bits, k);
+	n = bloom_cuckoo_matches(core, &t->bits, k);
 	spin_unlock_bh(&t->lock);
 	return n;
 }
@@ -156,7 +158,7 @@ static bool cuckoo_test(struct bloom_contents *c, u64 h)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	return read_matches(cuckoo(c), &k);
+	return read_key(cuckoo(c), &k, false);
 }
 
 /* Around the erase of a move out of bucket @from, under @lock. */
@@ -208,7 +210,7 @@ static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
  * Keys' buckets are far apart: fetch a group's buckets first, then test
  * them, so their cache misses overlap (as bloom_test_batch() does).
  */
-#define GROUP	8
+#define GROUP	16
 
 static u64 word_of(const struct bloom_contents *c, u64 bucket)
 {
@@ -231,7 +233,7 @@ static u32 cuckoo_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
 			prefetch(&t->bits.words[word_of(c, k[j].i2)]);
 		}
 		for (j = 0; j < g; j++) {
-			if (!read_matches(t, &k[j]))
+			if (!read_key(t, &k[j], false))
 				continue;
 			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
 			hits++;
@@ -256,7 +258,7 @@ static u32 cuckoo_count(struct bloom_contents *c, u64 h)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	return read_matches(cuckoo(c), &k);
+	return read_key(cuckoo(c), &k, true);
 }
 
 static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,

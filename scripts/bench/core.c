@@ -470,7 +470,7 @@ static void run_libbloom(u64 n, struct result *r)
 #define CK_MEM_KEYS	1000000ULL	/* keys the memory table sizes for */
 #define CK_CHUNK	1024		/* inserts or deletes timed together */
 #define CK_BANDS	10		/* of load factor, 10 % each */
-#define CK_GROUP	8		/* keys a batch prefetches, as the kind */
+#define CK_GROUP	16		/* keys a batch prefetches, as the kind */
 #define CK_SLOWER	1.5		/* goal: lookups within this of blocked */
 
 static struct bloom_cuckoo_node ck_queue[BLOOM_CUCKOO_NODES];
@@ -574,7 +574,7 @@ static bool ck_test(const struct bloom_core *c, const struct bloom_bits *b,
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(c, h, &k);
-	return bloom_cuckoo_matches(c, b, &k) > 0;
+	return bloom_cuckoo_present(c, b, &k);
 }
 
 /* The word a bucket starts in, as kinds/cuckoo.c prefetches it. */
@@ -600,7 +600,7 @@ static u32 ck_test_batch(const struct bloom_core *c,
 			bloom_prefetch(&b->words[ck_word(c, k[j].i2)]);
 		}
 		for (j = 0; j < g; j++) {
-			if (!bloom_cuckoo_matches(c, b, &k[j]))
+			if (!bloom_cuckoo_present(c, b, &k[j]))
 				continue;
 			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
 			hits++;
