@@ -6,7 +6,8 @@
 #                        /lib/modules/KVER/updates (then depmod), and
 #                        install-userspace
 #   make install-userspace   bloomctl, libxt_bloom.so, man pages, bash
-#                        completion, uapi headers, the persistence units
+#                        completion, uapi headers, the persistence units,
+#                        the fail2ban action (action.d/bloom.conf)
 #   make install-persist enable persistence: the unit, and a
 #                        modules-load.d entry for bloom.ko
 #   make uninstall       remove all of it (the saved filters are kept)
@@ -71,6 +72,7 @@ install-userspace: userspace
 	install -m 0644 $(UAPI_HDRS) $(DESTDIR)$(INCLUDEDIR)/bloom/
 	install -D -m 0644 $(BUILD)/bloom.service $(DESTDIR)$(UNITDIR)/bloom.service
 	install -D -m 0755 $(BUILD)/bloom.init $(DESTDIR)$(SYSCONFDIR)/init.d/bloom
+	install -D -m 0644 tools/fail2ban/bloom.conf $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.conf
 
 # The modules-load.d entry goes with persistence: a host that saves no
 # filter has no reason to load bloom.ko at boot.
@@ -88,8 +90,10 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/bloomctl $(DESTDIR)$(UNITDIR)/bloom.service \
 		$(DESTDIR)$(SYSCONFDIR)/init.d/bloom \
 		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/bloom.conf \
+		$(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.conf \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/bloom/,$(notdir $(UAPI_HDRS)))
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/bloom
+	-rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d $(DESTDIR)$(SYSCONFDIR)/fail2ban
 	rm -f $(addprefix $(DESTDIR)/lib/modules/$(uninstall_kver)/updates/,$(MODULES))
 	$(if $(DESTDIR),,-depmod -a $(uninstall_kver))
 
