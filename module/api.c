@@ -147,17 +147,21 @@ static void warn_full(struct bloom_filter *f, struct bloom_contents *c)
  * -ENOSPC if it was not and the filter is full (the kind decides what
  * full means and says so in the kernel log through warn_full()).
  */
-static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
+static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
+		   bool copy)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	int ret = bloom_key_check(c->core.g.key_type, key, len);
 	int plen = -1;
+	u64 h;
 
 	if (ret)
 		return ret;
 	if (c->core.g.key_type == BLOOM_KEY_NET)
 		plen = ((const struct bloom_key_net *)key)->plen;
-	ret = bloom_contents_add(c, bloom_hash(&c->core, key, len), plen);
+	h = bloom_hash(&c->core, key, len);
+	ret = copy ? bloom_contents_add_copy(c, h, plen) :
+		     bloom_contents_add(c, h, plen);
 	if (unlikely(ret == -ENOSPC))
 		warn_full(f, c);
 	return ret;
@@ -169,16 +173,20 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len)
  * @key: a well-formed key of the filter's type
  * @len: its length
  *
+ * A cuckoo filter stores a copy of the key even when it tests present,
+ * as a counting filter counts every add: each bloom_add() then takes a
+ * bloom_del().
+ *
  * Return: 0; -EINVAL for a malformed key; -ENOSPC when the key is new
- * and the filter holds as many keys as it was sized for (it is not
- * added, see bloom_geom.capacity).
+ * and the filter holds as many keys as it was sized for, or a cuckoo
+ * filter has no room for it (it is not added, see bloom_geom.capacity).
  */
 int bloom_add(struct bloom_filter *f, const void *key, size_t len)
 {
 	int ret;
 
 	rcu_read_lock();
-	ret = add_rcu(f, key, len);
+	ret = add_rcu(f, key, len, true);
 	rcu_read_unlock();
 	return ret < 0 ? ret : 0;
 }
@@ -204,7 +212,7 @@ int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 	int ret;
 
 	rcu_read_lock();
-	ret = add_rcu(f, key, len);
+	ret = add_rcu(f, key, len, false);
 	rcu_read_unlock();
 	if (ret >= 0 || ret == -ENOSPC)
 		count(f, ret == 1);

@@ -85,8 +85,12 @@ struct bloom_payload_in {
  * @stop: cancel background work, a grace period after the contents
  *	were retired (process context)
  * @test: is hash @h present? Under rcu_read_lock(), any context
- * @add: add @h, noting prefix length @plen (negative: none); 1 if it
- *	was present, 0 if added, -ENOSPC when new and full. As @test
+ * @add: test-and-add @h, noting prefix length @plen (negative: none);
+ *	1 if it was present, 0 if added, -ENOSPC when new and full. As
+ *	@test
+ * @add_copy: add @h, storing a copy even if present (cuckoo, for
+ *	BLOOM_IOC_ADD and bloom_add(): each add then takes a delete);
+ *	returns as @add. NULL: @add
  * @plens: the prefix lengths held, under rcu_read_lock()
  * @test_batch: test @n hashes, set their bits in @present; the hits
  * @make_room: before a batch of @n adds, in process context: contents
@@ -122,6 +126,7 @@ struct bloom_kind_ops {
 
 	bool (*test)(struct bloom_contents *c, u64 h);
 	int (*add)(struct bloom_contents *c, u64 h, int plen);
+	int (*add_copy)(struct bloom_contents *c, u64 h, int plen);
 	void (*plens)(struct bloom_contents *c, u64 *plens);
 	u32 (*test_batch)(struct bloom_contents *c, const u64 *h, u32 n,
 			  u64 *present);
@@ -268,6 +273,15 @@ static inline int bloom_contents_add(struct bloom_contents *c, u64 h,
 				     int plen)
 {
 	return INDIRECT_CALL_1(c->ops->add, bloom_plain_add, c, h, plen);
+}
+
+/* An add that stores, for kinds that keep copies; else as above. */
+static inline int bloom_contents_add_copy(struct bloom_contents *c, u64 h,
+					  int plen)
+{
+	if (c->ops->add_copy)
+		return c->ops->add_copy(c, h, plen);
+	return bloom_contents_add(c, h, plen);
 }
 
 static inline void bloom_contents_plens(struct bloom_contents *c,

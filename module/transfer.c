@@ -80,7 +80,7 @@ static u32 add_each(struct batch *x, struct bloom_contents *c, const u8 *plen,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = bloom_contents_add(c, x->h[i], plen ? plen[i] : -1);
+		ret = bloom_contents_add_copy(c, x->h[i], plen ? plen[i] : -1);
 		if (ret < 0) {
 			*err = ret;
 			break;
@@ -287,6 +287,7 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	 * with gives, so that the reader starts over either way (the count
 	 * only grows). Replacements stay far below 2^31.
 	 */
+	smp_rmb();	/* the words copied, then the count (see kinds/cuckoo.c) */
 	if (snap_changes(c) != changes)
 		s->generation |= 1ULL << 31;
 	return err;

@@ -164,19 +164,20 @@ struct bloom_cuckoo_key {
 
 /* A bucket the insert's search reached, and how. */
 struct bloom_cuckoo_node {
-	u64	bucket;
+	u32	bucket;		/* there are fewer than 2^32 */
 	u16	parent;		/* node it was reached from (a root: itself) */
 	u8	slot;		/* the parent's slot whose fingerprint moves here */
 	u8	depth;		/* moves from the root */
 };
 
 /*
- * Called around the erase that ends each move of a fingerprint out of
- * bucket @from (it was copied to its other bucket just before).
+ * Called around every slot written in bucket @bucket; @move is true for
+ * the erase that ends a move (the fingerprint was copied to its other
+ * bucket just before).
  */
 struct bloom_cuckoo_mover {
-	void	(*begin)(void *arg, u64 from);
-	void	(*end)(void *arg, u64 from);
+	void	(*begin)(void *arg, u64 bucket, bool move);
+	void	(*end)(void *arg, u64 bucket);
 	void	*arg;
 };
 
@@ -191,9 +192,10 @@ bool bloom_cuckoo_test(const struct bloom_core *c, const struct bloom_bits *b,
 		       u64 h);
 int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 			u64 h, struct bloom_cuckoo_node *q,
-			const struct bloom_cuckoo_mover *mv, u64 *moves);
+			const struct bloom_cuckoo_mover *mv, u64 *moves,
+			bool copy);
 int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
-			u64 h);
+			u64 h, const struct bloom_cuckoo_mover *mv);
 u64 bloom_cuckoo_used(const struct bloom_core *c, const struct bloom_bits *b);
 void bloom_cuckoo_stats(const struct bloom_core *c, const struct bloom_bits *b,
 			struct bloom_stats *st);

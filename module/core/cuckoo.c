@@ -30,14 +30,17 @@
  * buckets at every moment. No chain: -ENOSPC, and nothing was written.
  *
  * Reading both buckets is not atomic, so a reader can still look at
- * the destination before a copy and at the source after the erase. The
- * caller brackets each erase with hooks (kinds/cuckoo.c: a sequence
- * count that readers check); the copy needs none, since a reader that
- * sees it sees the key, and because the copy comes first, a reader that
- * saw the destination before it and the source after the erase read
- * across the bracket. Single-threaded callers pass no hooks.
+ * the destination before a copy and at the source after the erase; and
+ * a slot that spans two words is written in two stores. The caller
+ * brackets every slot written with hooks (kinds/cuckoo.c: a sequence
+ * count per stripe of buckets, which readers check), told which writes
+ * are the erase of a move. Because the copy comes first, a reader that
+ * misses a moving key read the source after its erase began: across
+ * the bracket. Single-threaded callers pass no hooks.
  */
 #include "bloom_core.h"
+
+#define SMALL_TABLE	1024	/* buckets: below, sizing adds slack */
 
 static u64 fp_mask(const struct bloom_core *c)
 {
@@ -190,6 +193,18 @@ static int search(const struct bloom_core *c, const struct bloom_bits *b,
 	return -ENOSPC;
 }
 
+/* Write a slot inside the caller's hooks (@move: the erase of a move). */
+static void write_slot(const struct bloom_core *c, struct bloom_bits *b,
+		       u64 i, unsigned int j, u32 fp,
+		       const struct bloom_cuckoo_mover *mv, bool move)
+{
+	if (mv)
+		mv->begin(mv->arg, i, move);
+	slot_set(c, b, i, j, fp);
+	if (mv)
+		mv->end(mv->arg, i);
+}
+
 /*
  * Make the moves of the chain ending at node @n, from the far end back:
  * each fingerprint is copied into its other bucket, then erased where it
@@ -205,12 +220,8 @@ static unsigned int shift_chain(const struct bloom_core *c,
 		const struct bloom_cuckoo_node *to = &q[n], *from = &q[to->parent];
 		u32 fp = bloom_cuckoo_slot(c, b, from->bucket, to->slot);
 
-		slot_set(c, b, to->bucket, to_slot, fp);
-		if (mv)
-			mv->begin(mv->arg, from->bucket);
-		slot_set(c, b, from->bucket, to->slot, 0);
-		if (mv)
-			mv->end(mv->arg, from->bucket);
+		write_slot(c, b, to->bucket, to_slot, fp, mv, false);
+		write_slot(c, b, from->bucket, to->slot, 0, mv, true);
 		to_slot = to->slot;
 		n = to->parent;
 	}
@@ -223,24 +234,33 @@ static unsigned int shift_chain(const struct bloom_core *c,
  * @b: the table; writers serialised by the caller
  * @h: bloom_hash() of the key
  * @q: scratch of BLOOM_CUCKOO_NODES nodes
- * @mv: hooks around the erase of each move, or NULL
- * @moves: incremented by the moves made
+ * @mv: hooks around each slot written, or NULL
+ * @moves: incremented by the moves made, or NULL
+ * @copy: store a copy even when the fingerprint is there already
  *
- * Counts the key in @b->inserted when it stored it.
+ * Without @copy, a key whose fingerprint is in one of its buckets is
+ * not stored again (test-and-add, for dedup and the packet path). With
+ * it, every add stores a copy (as a counting filter counts every add):
+ * a key that happens to share another's fingerprint and buckets gets
+ * its own copy, and deleting one leaves the other. Counts each copy
+ * stored in @b->inserted.
  *
- * Return: 1 if it was present, 0 if stored, -ENOSPC if it fits nowhere
- * (the table is unchanged).
+ * Return: 1 if the fingerprint was there already (and, with @copy, a
+ * copy was stored), 0 if stored, -ENOSPC if it fits nowhere (the table
+ * is unchanged).
  */
 int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 			u64 h, struct bloom_cuckoo_node *q,
-			const struct bloom_cuckoo_mover *mv, u64 *moves)
+			const struct bloom_cuckoo_mover *mv, u64 *moves,
+			bool copy)
 {
 	struct bloom_cuckoo_key k;
-	int slot, n;
+	int slot, n, present;
 	u64 i;
 
 	bloom_cuckoo_key(c, h, &k);
-	if (bloom_cuckoo_present(c, b, &k))
+	present = bloom_cuckoo_present(c, b, &k);
+	if (present && !copy)
 		return 1;
 	i = k.i1;
 	slot = bloom_cuckoo_find(c, b, i, 0);
@@ -252,15 +272,16 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 		n = search(c, b, &k, q, &slot);
 		if (n < 0)
 			return n;
-		*moves += q[n].depth;
+		if (moves)
+			*moves += q[n].depth;
 		slot = shift_chain(c, b, q, n, slot, mv);
 		while (q[n].depth)
 			n = q[n].parent;
 		i = q[n].bucket;
 	}
-	slot_set(c, b, i, slot, k.fp);
+	write_slot(c, b, i, slot, k.fp, mv, false);
 	bloom_word_add(&b->inserted, 1);
-	return 0;
+	return present;
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_insert);
 
@@ -269,11 +290,12 @@ EXPORT_SYMBOL_GPL(bloom_cuckoo_insert);
  * @c: the table's core
  * @b: the table; writers serialised by the caller
  * @h: bloom_hash() of the key
+ * @mv: hooks around the slot written, or NULL
  *
  * Return: 0, or -ENOENT when the key is absent.
  */
 int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
-			u64 h)
+			u64 h, const struct bloom_cuckoo_mover *mv)
 {
 	struct bloom_cuckoo_key k;
 	u64 i = 0;
@@ -289,7 +311,7 @@ int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
 	}
 	if (slot < 0)
 		return -ENOENT;
-	slot_set(c, b, i, slot, 0);
+	write_slot(c, b, i, slot, 0, mv, false);
 	bloom_word_add(&b->inserted, (u64)-1);
 	return 0;
 }
@@ -375,7 +397,8 @@ EXPORT_SYMBOL_GPL(bloom_cuckoo_fpr_q32);
  * @fpr_ppb: the rate at @capacity
  * @g: filled with bits, hashes (f), layout and capacity
  *
- * Buckets for @capacity at BLOOM_CUCKOO_LOAD_PCT, then the narrowest
+ * Buckets for @capacity at BLOOM_CUCKOO_LOAD_PCT (more for small
+ * tables, whose buckets fill less evenly), then the narrowest
  * fingerprint that meets the rate there.
  *
  * Return: 0, -EINVAL when even BLOOM_CUCKOO_FP_MAX bits miss the rate,
@@ -389,14 +412,19 @@ int bloom_cuckoo_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g)
 	if (capacity > BLOOM_MAX_BITS)
 		return -E2BIG;
 	slots = DIV_ROUND_UP(capacity * 100, BLOOM_CUCKOO_LOAD_PCT);
-	buckets = max(DIV_ROUND_UP(slots, BLOOM_CUCKOO_SLOTS), 2ULL);
+	buckets = DIV_ROUND_UP(slots, BLOOM_CUCKOO_SLOTS);
+	/* Small tables fill less evenly: a quarter more, and 2 more. */
+	if (buckets < SMALL_TABLE)
+		buckets += buckets / 4 + 2;
 	if (buckets > U32_MAX)
 		return -E2BIG;
 	g->layout = BLOOM_LAYOUT_CUCKOO;
 	g->capacity = capacity;
 	for (f = BLOOM_CUCKOO_FP_MIN; f <= BLOOM_CUCKOO_FP_MAX; f++) {
 		g->hashes = f;
-		g->bits = buckets * BLOOM_CUCKOO_SLOTS * f;
+		g->bits = max(buckets, DIV_ROUND_UP(BLOOM_MIN_BITS,
+						    BLOOM_CUCKOO_SLOTS * f)) *
+			  BLOOM_CUCKOO_SLOTS * f;
 		if (bloom_theory_fpr_ppb(g, capacity) <= fpr_ppb)
 			return g->bits > BLOOM_MAX_BITS ? -E2BIG : 0;
 	}

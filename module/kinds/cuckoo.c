@@ -11,24 +11,24 @@
  * Tests take no lock. Why they never miss a key whose add completed
  * and which was not deleted:
  *
- *  - A slot is written by storing its word(s) whole, so a reader sees
- *    every slot it is not racing with as it was (core/cuckoo.c).
- *  - An add writes one empty slot, a delete empties one: neither moves
- *    another key's fingerprint.
+ *  - Every slot is written (by an add, a delete, or either half of a
+ *    move) inside a write section of the sequence count of its bucket's
+ *    stripe; a slot across two words is stored in two halves, and a
+ *    reader may see one. Other slots of those words are stored as they
+ *    were.
  *  - A move copies a fingerprint to its other bucket, then erases it
- *    where it was; it is in one of its key's two buckets at every
+ *    where it was: it is in one of its key's two buckets at every
  *    moment. A reader that reads bucket A, then B, can still miss it if
  *    it moves from B to A in between: it read A before the copy and B
- *    after the erase. So each erase runs inside a write section of the
- *    sequence count of its bucket's stripe, and a test that found
- *    nothing checks that neither of its two stripes' counts moved (or
- *    was odd: an erase in progress) while it read; if one did, it reads
- *    again. Had the reader read A after the copy, it found the key; had
- *    it read B before the erase began, likewise: so the copy must come
- *    first, and the erase alone needs the section. A fingerprint found
- *    is an answer at once: it was there.
- *  - A reader that keeps colliding with moves gives up after READ_TRIES
- *    and reads under @lock, which no move holds for long.
+ *    after the erase began. So a test that found nothing checks that
+ *    neither of its two stripes' counts moved (or was odd: a write in
+ *    progress) while it read; if one did, it reads again.
+ *  - A test that found the fingerprint answers at once: at worst it saw
+ *    half of a slot being written that happened to match, a false
+ *    positive, which a filter may give. A test-and-add must not: it
+ *    would not store the key. It checks its hit the same way.
+ *  - A reader that keeps colliding with writes gives up after
+ *    READ_TRIES and reads under @lock, which no writer holds for long.
  *
  * Sequence counts are per stripe of buckets, not per table, so a move
  * sends only readers of its source's stripe round again. Writers increment
@@ -39,6 +39,7 @@
  * already copied. The moves count is this kind's snap_changes, so such
  * a save starts over.
  */
+#include <linux/kcsan-checks.h>
 #include <linux/overflow.h>
 #include <linux/prefetch.h>
 #include <linux/spinlock.h>
@@ -131,9 +132,20 @@ bool bloom_cuckoo_read_retry(const struct bloom_cuckoo_read *r)
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_cuckoo_read_retry);
 
-/* Is @k present (@copies: how many copies), read consistently; see above. */
+enum read_mode {
+	READ_TEST,	/* a hit is an answer at once: at worst a false positive */
+	READ_SURE,	/* a hit too must be read clean (test-and-add) */
+	READ_COUNT,	/* how many copies, read clean */
+};
+
+/*
+ * Is @k present (READ_COUNT: how many copies), read consistently; see
+ * above. After READ_TRIES reads that overlapped writes, under the lock;
+ * but where that lock cannot be taken (hard interrupts, interrupts off)
+ * a test answers "present", which a filter may always answer.
+ */
 static u32 read_key(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
-		    bool copies)
+		    enum read_mode mode)
 {
 	const struct bloom_core *core = &t->c.core;
 	struct bloom_cuckoo_read r;
@@ -142,11 +154,17 @@ static u32 read_key(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
 
 	for (tries = 0; tries < READ_TRIES; tries++) {
 		bloom_cuckoo_read_begin(&t->c, k, &r);
-		n = copies ? bloom_cuckoo_matches(core, &t->bits, k) :
-			     bloom_cuckoo_present(core, &t->bits, k);
-		if (n || !bloom_cuckoo_read_retry(&r))
+		n = mode == READ_COUNT ? bloom_cuckoo_matches(core, &t->bits, k) :
+			bloom_cuckoo_present(core, &t->bits, k);
+		if (n && mode == READ_TEST) {
+			kcsan_atomic_next(0);	/* the read section ends here */
+			return n;
+		}
+		if (!bloom_cuckoo_read_retry(&r))
 			return n;
 	}
+	if (in_hardirq() || irqs_disabled())
+		return mode != READ_COUNT;
 	spin_lock_bh(&t->lock);
 	n = bloom_cuckoo_matches(core, &t->bits, k);
 	spin_unlock_bh(&t->lock);
@@ -158,44 +176,77 @@ static bool cuckoo_test(struct bloom_contents *c, u64 h)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	return read_key(cuckoo(c), &k, false);
-}
-
-/* Around the erase of a move out of bucket @from, under @lock. */
-static void erase_begin(void *arg, u64 from)
-{
-	write_seqcount_begin(stripe(arg, from));
-}
-
-static void erase_end(void *arg, u64 from)
-{
-	write_seqcount_end(stripe(arg, from));
+	return read_key(cuckoo(c), &k, READ_TEST);
 }
 
 /*
- * A key already present takes no lock: the packet path's test-and-add
- * of known sources stays lockless. A net key's length is noted when the
- * key is held, present or new, so that lookups probe it.
+ * Around every slot written in @bucket, under @lock. The erase of a
+ * move counts it first: a SAVE that copied the table while it happened
+ * sees the count move after its copy (the write section's barrier
+ * orders the count before the erase) and starts over.
+ */
+static void write_begin(void *arg, u64 bucket, bool move)
+{
+	struct bloom_cuckoo *t = arg;
+
+	if (move)
+		WRITE_ONCE(t->moves, t->moves + 1);
+	write_seqcount_begin(stripe(t, bucket));
+}
+
+static void write_end(void *arg, u64 bucket)
+{
+	write_seqcount_end(stripe(arg, bucket));
+}
+
+/* Under @lock: store @h (a copy too, with @copy); counts refusals. */
+static int insert(struct bloom_cuckoo *t, u64 h, bool copy)
+{
+	const struct bloom_cuckoo_mover mv = { write_begin, write_end, t };
+	int ret;
+
+	spin_lock_bh(&t->lock);
+	ret = bloom_cuckoo_insert(&t->c.core, &t->bits, h, t->queue, &mv,
+				  NULL, copy);
+	if (ret == -ENOSPC)
+		WRITE_ONCE(t->failed, t->failed + 1);
+	spin_unlock_bh(&t->lock);
+	return ret;
+}
+
+/* A net key's length is noted when the key is held, so lookups probe it. */
+static int noted(struct bloom_cuckoo *t, int ret, int plen)
+{
+	if (ret >= 0 && plen >= 0)
+		bloom_note_plen(&t->bits, plen);
+	return ret;
+}
+
+/*
+ * Test-and-add (the packet path's --bloom-update, bloom_test_and_add()):
+ * a key found present, by a read no write overlapped, takes no lock and
+ * is not stored again.
  */
 static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
 {
 	struct bloom_cuckoo *t = cuckoo(c);
-	const struct bloom_cuckoo_mover mv = { erase_begin, erase_end, t };
-	u64 moves = 0;
-	int ret = 1;
+	struct bloom_cuckoo_key k;
 
-	if (!cuckoo_test(c, h)) {
-		spin_lock_bh(&t->lock);
-		ret = bloom_cuckoo_insert(&c->core, &t->bits, h, t->queue,
-					  &mv, &moves);
-		WRITE_ONCE(t->moves, t->moves + moves);
-		if (ret == -ENOSPC)
-			WRITE_ONCE(t->failed, t->failed + 1);
-		spin_unlock_bh(&t->lock);
-	}
-	if (ret >= 0 && plen >= 0)
-		bloom_note_plen(&t->bits, plen);
-	return ret;
+	bloom_cuckoo_key(&c->core, h, &k);
+	if (read_key(t, &k, READ_SURE))
+		return noted(t, 1, plen);
+	return noted(t, insert(t, h, false), plen);
+}
+
+/*
+ * An add that stores (BLOOM_IOC_ADD, bloom_add()): every add stores a
+ * copy, as a counting filter counts every add, so that a key sharing
+ * another's fingerprint and buckets is not lost when the other is
+ * deleted. Adding a key twice takes two deletes.
+ */
+static int cuckoo_add_copy(struct bloom_contents *c, u64 h, int plen)
+{
+	return noted(cuckoo(c), insert(cuckoo(c), h, true), plen);
 }
 
 static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
@@ -233,7 +284,7 @@ static u32 cuckoo_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
 			prefetch(&t->bits.words[word_of(c, k[j].i2)]);
 		}
 		for (j = 0; j < g; j++) {
-			if (!read_key(t, &k[j], false))
+			if (!read_key(t, &k[j], READ_TEST))
 				continue;
 			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
 			hits++;
@@ -245,10 +296,11 @@ static u32 cuckoo_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
 static int cuckoo_del(struct bloom_contents *c, u64 h)
 {
 	struct bloom_cuckoo *t = cuckoo(c);
+	const struct bloom_cuckoo_mover mv = { write_begin, write_end, t };
 	int err;
 
 	spin_lock_bh(&t->lock);
-	err = bloom_cuckoo_delete(&c->core, &t->bits, h);
+	err = bloom_cuckoo_delete(&c->core, &t->bits, h, &mv);
 	spin_unlock_bh(&t->lock);
 	return err;
 }
@@ -258,7 +310,7 @@ static u32 cuckoo_count(struct bloom_contents *c, u64 h)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	return read_key(cuckoo(c), &k, true);
+	return read_key(cuckoo(c), &k, READ_COUNT);
 }
 
 static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,
@@ -317,6 +369,7 @@ const struct bloom_kind_ops bloom_cuckoo_ops = {
 	.init = cuckoo_init,
 	.test = cuckoo_test,
 	.add = cuckoo_add,
+	.add_copy = cuckoo_add_copy,
 	.plens = cuckoo_plens,
 	.test_batch = cuckoo_test_batch,
 	.del = cuckoo_del,

@@ -679,7 +679,7 @@ static double ck_run(u64 n, struct ck_result *r)
 		for (j = 0; j < cnt; j++) {
 			ret = bloom_cuckoo_insert(&x.c, x.b,
 						  hash_of(&x.c, i + j),
-						  ck_queue, NULL, &mv);
+						  ck_queue, NULL, &mv, false);
 			failed += ret == -ENOSPC;
 		}
 		t = now_ns() - t;
@@ -757,7 +757,8 @@ static double ck_run(u64 n, struct ck_result *r)
 		t = now_ns();
 		for (j = 0; j < cnt; j++)
 			missing += bloom_cuckoo_delete(&x.c, x.b,
-						       hash_of(&x.c, i + j)) ==
+						       hash_of(&x.c, i + j),
+						       NULL) ==
 				   -ENOENT;
 		v[0][band] = (now_ns() - t) / cnt;
 	}

@@ -25,7 +25,7 @@ static void cuckoo_add(const struct bloom_core *core, struct bloom_bits *bits,
 	static struct bloom_cuckoo_node queue[BLOOM_CUCKOO_NODES];
 	u64 moves = 0;
 
-	if (bloom_cuckoo_insert(core, bits, h, queue, NULL, &moves) < 0)
+	if (bloom_cuckoo_insert(core, bits, h, queue, NULL, &moves, true) < 0)
 		die("build: the cuckoo table is full at key %zu of the input: give a larger --capacity",
 		    i + 1);
 }

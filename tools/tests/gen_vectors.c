@@ -193,7 +193,7 @@ static int write_cuckoo_seed(const char *dir)
 		return 1;
 	for (i = 0; i < 20; i++)
 		bloom_cuckoo_insert(&c, b, bloom_hash(&c, &i, sizeof(i)), q,
-				    NULL, &moves);
+				    NULL, &moves, true);
 	bloom_snap_make_hdr(&c, b, &h);
 	bloom_words_to_le(b->words, payload, c.nwords);
 	bloom_snap_csum_begin(&st, &h);

@@ -853,17 +853,22 @@ static void test_cuckoo(void)
 	result(all, "every key added tests present");
 	expect_err("BLOOM_IOC_CUCKOO", cuckoo_info("ck", &ck), 0);
 	result(ck.buckets == 264 && ck.fp_bits == 10 && ck.slots == 4 &&
-	       ck.used == b.hits && !ck.failed,
-	       "it tells buckets, width, slots and the %u keys stored (%llu)",
-	       b.hits, (unsigned long long)ck.used);
+	       ck.used == 1000 && !ck.failed,
+	       "it tells buckets, width, slots and the 1000 copies stored (%llu, %u new)",
+	       (unsigned long long)ck.used, b.hits);
 	expect_err("COUNT", batch(BLOOM_IOC_COUNT, "ck", keys, 1, 16, counts,
 				  NULL), 0);
 	result(counts[0] == 1, "a key is held once (%u)", counts[0]);
 	batch(BLOOM_IOC_ADD, "ck", keys, 1, 16, NULL, &b);
-	result(b.hits == 0, "adding it again stores nothing");
+	batch(BLOOM_IOC_COUNT, "ck", keys, 1, 16, counts, NULL);
+	result(b.hits == 0 && counts[0] == 2,
+	       "adding it again is not new, and stores a second copy (%u)",
+	       counts[0]);
 	expect_err("DEL", batch(BLOOM_IOC_DEL, "ck", keys, 1, 16, NULL, NULL),
 		   0);
-	expect_err("a second DEL is ENOENT",
+	expect_err("a second DEL takes the second copy",
+		   batch(BLOOM_IOC_DEL, "ck", keys, 1, 16, NULL, NULL), 0);
+	expect_err("a third DEL is ENOENT",
 		   batch(BLOOM_IOC_DEL, "ck", keys, 1, 16, NULL, NULL), -ENOENT);
 	memset(bitmap, 0, sizeof(bitmap));
 	batch(BLOOM_IOC_TEST, "ck", keys, 1, 16, bitmap, NULL);

@@ -215,7 +215,7 @@ static int fill_cuckoo(struct kbench *x, u32 cnt)
 
 	for (j = 0; j < cnt; j++) {
 		ret = bloom_cuckoo_insert(&x->c, x->b, x->h[j], x->queue, NULL,
-					  &moves);
+					  &moves, true);
 		if (ret < 0) {
 			pr_err("bloom_kbench: cuckoo: a key did not fit (%d)\n",
 			       ret);
