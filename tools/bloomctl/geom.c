@@ -389,6 +389,21 @@ static double blocked_fpr(u64 blocks, u32 k, u64 n)
 	return sum;
 }
 
+/*
+ * A cuckoo table: 2n/B fingerprints in a key's two buckets, each equal
+ * to its own with probability 1 / (2^f - 1) (bloom_cuckoo_fpr_q32()).
+ */
+static double cuckoo_fpr(const struct bloom_geom *g, u64 n)
+{
+	double buckets = (double)(g->bits / (BLOOM_CUCKOO_SLOTS * g->hashes));
+	double slots = buckets * BLOOM_CUCKOO_SLOTS;
+	double values = ldexp(1.0, g->hashes) - 1;
+
+	if ((double)n > slots)
+		n = (u64)slots;
+	return -expm1(2.0 * n / buckets * log1p(-1.0 / values));
+}
+
 /**
  * geom_theory_fpr() - expected false-positive rate, in double precision
  * @g: the geometry
@@ -410,6 +425,8 @@ double geom_theory_fpr(const struct bloom_geom *g, u64 n)
 		return blocked_fpr(g->bits / BLOOM_BLOCK_BITS, g->hashes, n);
 	case BLOOM_LAYOUT_PARTITIONED:
 		return all_set((double)n, m / g->hashes, g->hashes);
+	case BLOOM_LAYOUT_CUCKOO:
+		return cuckoo_fpr(g, n);
 	default:
 		return all_set((double)n * g->hashes, m, g->hashes);
 	}
