@@ -203,11 +203,13 @@ struct bloom_key_digest {
  * @bits the table, buckets * BLOOM_CUCKOO_SLOTS * f: any bucket count
  * from 2 to 2^32 - 1, no power-of-two rounding. The rate is about
  * 2 * BLOOM_CUCKOO_SLOTS / 2^f at full load; sizing from a rate picks the
- * smallest f and fills buckets to BLOOM_CUCKOO_LOAD_PCT. A key is held
- * once: adding a key whose fingerprint is in one of its buckets already
- * finds it present. An add that cannot be placed fails with ENOSPC and
- * changes nothing. Deleting a key never added can delete another key
- * that shares its fingerprint and a bucket (as with counting filters).
+ * smallest f and fills buckets to BLOOM_CUCKOO_LOAD_PCT. BLOOM_IOC_ADD
+ * stores a copy of the key on every add, as a counting filter counts
+ * every add (a key added twice takes two deletes); the packet path's
+ * test-and-add stores a key found present no more. An add that cannot
+ * be placed fails with ENOSPC and changes nothing. Deleting a key never
+ * added can delete another key that shares its fingerprint and a bucket
+ * (as with counting filters).
  * Not aging, not scalable; no union, intersect or halve.
  */
 #define BLOOM_CUCKOO_SLOTS	4
@@ -246,7 +248,7 @@ struct bloom_key_digest {
  * Version 5: a cuckoo filter (BLOOM_LAYOUT_CUCKOO, and only that). The
  * payload is the table as little-endian words: slot j of bucket i is the
  * f bits from bit (i * BLOOM_CUCKOO_SLOTS + j) * f, zero when empty;
- * @inserted is the number of slots in use, and must be.
+ * @inserted is the number of slots in use (a restore counts them).
  */
 #define BLOOM_SNAP_VERSION_CUCKOO	5
 

@@ -16,8 +16,8 @@
 "  -k, --hashes K     probes per key, 1 to 32 (with --bits); cuckoo: the\n" \
 "                     fingerprint width f, 4 to 32\n" \
 "  -l, --layout L     blocked (default), standard, partitioned, counting or\n" \
-"                     cuckoo (deletes; a key held once; an add that finds no\n" \
-"                     room fails and changes nothing)\n" \
+"                     cuckoo (deletes; each add stores a copy; an add that\n" \
+"                     finds no room fails and changes nothing)\n" \
 "  -t, --key T        addr (default), net, addr,port, flow, digest or bytes\n" \
 "  -s, --seed S       fixed 64-bit hash seed (default: random)\n"
 
