@@ -319,6 +319,8 @@ static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,
 	struct bloom_cuckoo *t = cuckoo(c);
 
 	bloom_stats(&c->core, &t->bits, hist, &r->st);
+	/* The table and what writers need beside it (the search's queue). */
+	r->st.mem_bytes = cuckoo_bytes(&c->core);
 	r->over = bloom_over_capacity(&c->core.g, r->st.inserted);
 	r->moves = READ_ONCE(t->moves);
 	r->failed = READ_ONCE(t->failed);
