@@ -203,7 +203,9 @@ struct bloom_key_digest {
  * @bits the table, buckets * BLOOM_CUCKOO_SLOTS * f: any bucket count
  * from 2 to 2^32 - 1, no power-of-two rounding. The rate is about
  * 2 * BLOOM_CUCKOO_SLOTS / 2^f at full load; sizing from a rate picks the
- * smallest f and fills buckets to BLOOM_CUCKOO_LOAD_PCT. BLOOM_IOC_ADD
+ * smallest f and fills buckets to BLOOM_CUCKOO_LOAD_PCT (tables of
+ * fewer than 1024 buckets get a quarter more and 2, as they fill less
+ * evenly). BLOOM_IOC_ADD
  * stores a copy of the key on every add, as a counting filter counts
  * every add (a key added twice takes two deletes); the packet path's
  * test-and-add stores a key found present no more. An add that cannot
