@@ -66,7 +66,7 @@ static const errmask allowed[NCMDS + 1] = {
 	[2] = ANY | E(EINVAL) | E(ENOENT) | E(EBUSY),		/* DESTROY */
 	[3] = ANY | E(EINVAL) | E(ENOENT) | E(EEXIST) | E(EBUSY), /* RENAME */
 	[4] = ANY | E(EINVAL) | E(ENOENT),			/* CLEAR */
-	[5] = BATCH_ERRS,					/* ADD */
+	[5] = BATCH_ERRS | E(ENOSPC),	/* ADD: a full cuckoo filter */
 	[6] = BATCH_ERRS,					/* TEST */
 	[7] = BATCH_ERRS | E(EOPNOTSUPP),			/* DEL */
 	[8] = BATCH_ERRS | E(EOPNOTSUPP),			/* COUNT */
@@ -86,6 +86,8 @@ static const errmask allowed[NCMDS + 1] = {
 	[19] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP) | E(EINTR), /* ROTATE */
 	/* EOPNOTSUPP: a filter that does not grow. */
 	[20] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* STAGES */
+	/* EOPNOTSUPP: not a cuckoo filter. */
+	[21] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* CUCKOO */
 	[BAD_CMD] = E(ENOTTY),
 };
 
@@ -93,7 +95,7 @@ static const char *const cmd_names[NCMDS + 1] = {
 	"VERSION", "CREATE", "DESTROY", "RENAME", "CLEAR", "ADD", "TEST",
 	"DEL", "COUNT", "INFO", "LIST", "SWAP", "UNION", "INTERSECT",
 	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE", "STAGES",
-	"(unknown)",
+	"CUCKOO", "(unknown)",
 };
 
 static const unsigned long cmd_of[NCMDS] = {
@@ -103,6 +105,7 @@ static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_SWAP, BLOOM_IOC_UNION, BLOOM_IOC_INTERSECT, BLOOM_IOC_HALVE,
 	BLOOM_IOC_ESTIMATE, BLOOM_IOC_SAVE, BLOOM_IOC_RESTORE,
 	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE, BLOOM_IOC_STAGES,
+	BLOOM_IOC_CUCKOO,
 };
 
 /* Per process, in shared memory: calls and successes per command. */
@@ -533,6 +536,11 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 		break;
 	case 20:
 		fill_stages(arg);
+		break;
+	case 21:
+		name(((struct bloom_ioc_cuckoo *)arg)->name);
+		if (one_in(20))
+			((struct bloom_ioc_cuckoo *)arg)->moves = rnd();
 		break;
 	}
 }

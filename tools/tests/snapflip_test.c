@@ -210,7 +210,9 @@ static void one_layout(uint8_t layout, const char *lname, struct tally *all)
 	int err, i;
 
 	destroy("orig");
-	err = create("orig", layout, layout == BLOOM_LAYOUT_PARTITIONED ? 4 : 3);
+	/* 512 bits: 4 slices, or 8 buckets of four 16-bit fingerprints. */
+	err = create("orig", layout, layout == BLOOM_LAYOUT_PARTITIONED ? 4 :
+				     layout == BLOOM_LAYOUT_CUCKOO ? 16 : 3);
 	snap = err ? NULL : save("orig", &len);
 	if (!snap) {
 		result(0, "%s: a %d-bit filter is created, filled and saved",
@@ -243,7 +245,7 @@ static void one_layout(uint8_t layout, const char *lname, struct tally *all)
 int main(void)
 {
 	static const char *const lnames[BLOOM_LAYOUT_MAX] = {
-		"blocked", "standard", "partitioned", "counting",
+		"blocked", "standard", "partitioned", "counting", "cuckoo",
 	};
 	struct tally all = {};
 	int layout, i;
