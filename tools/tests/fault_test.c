@@ -750,17 +750,21 @@ static int check_save(const struct state *b, const struct state *a,
 }
 
 /* A snapshot of "a" to restore as a new filter, or over "b". */
-static int setup_restore(void)
+/* After set-up @err, keep a snapshot of @name as the image to restore. */
+static int keep_snapshot(int err, const char *name)
 {
-	int err = setup_three();
-
-	snaplen = err ? -1 : snapshot("a");
+	snaplen = err ? -1 : snapshot(name);
 	if (snaplen < 0)
 		return -1;
 	free(restore_img);
 	restore_img = malloc(snaplen);
 	memcpy(restore_img, snapbuf, snaplen);
 	return 0;
+}
+
+static int setup_restore(void)
+{
+	return keep_snapshot(setup_three(), "a");
 }
 
 static int restore(const char *name, unsigned int flags)
@@ -981,13 +985,7 @@ static int check_del_cuckoo(const struct state *b, const struct state *a,
 
 static int setup_restore_cuckoo(void)
 {
-	snaplen = setup_cuckoo() ? -1 : snapshot("k");
-	if (snaplen < 0)
-		return -1;
-	free(restore_img);
-	restore_img = malloc(snaplen);
-	memcpy(restore_img, snapbuf, snaplen);
-	return 0;
+	return keep_snapshot(setup_cuckoo(), "k");
 }
 
 static int check_restore_cuckoo(const struct state *b, const struct state *a,
