@@ -20,7 +20,8 @@ CORE_SRC := $(wildcard module/core/*.c)
 CORE_HDR := $(wildcard module/core/*.h) uapi/bloom.h
 TEST_SRC := tools/tests/kunit_shim.c kunit/geometry_test.c \
 	    kunit/filter_test.c kunit/algebra_test.c kunit/snapshot_test.c \
-	    kunit/estimate_test.c kunit/digest_test.c kunit/cuckoo_test.c
+	    kunit/estimate_test.c kunit/digest_test.c kunit/cuckoo_test.c \
+	    kunit/fuse_test.c
 TEST_HDR := tools/tests/kunit_shim.h kunit/bloom_test.h kunit/vectors.h
 BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
 BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)

@@ -131,7 +131,7 @@ static void snapshot_rejects_damage(struct kunit *test)
 		h->magic ^= bloom_cpu_to_le32(1);
 		break;
 	case VERSION:
-		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_CUCKOO + 1);
+		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_FUSE + 1);
 		break;
 	case HDR_LEN:
 		h->hdr_len = bloom_cpu_to_le16(sizeof(*h) + 8);

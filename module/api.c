@@ -115,6 +115,33 @@ bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
 }
 EXPORT_SYMBOL_GPL(bloom_test);
 
+/**
+ * bloom_value() - is a key in a held filter, and with what value?
+ * @f: the filter
+ * @key: a key of the filter's type
+ * @len: its length
+ * @value: set to the key's value when present: a static map's
+ *	(BLOOM_LAYOUT_FUSE with values), 0 for every other filter
+ *
+ * Counts a hit or a miss, as bloom_test().
+ *
+ * Return: true if the key may be present, false if surely absent.
+ */
+bool bloom_value(struct bloom_filter *f, const void *key, size_t len,
+		 u32 *value)
+{
+	struct bloom_contents *c;
+	bool hit;
+
+	rcu_read_lock();
+	c = rcu_dereference(f->contents);
+	hit = bloom_contents_value(c, bloom_hash(&c->core, key, len), value);
+	rcu_read_unlock();
+	count(f, hit);
+	return hit;
+}
+EXPORT_SYMBOL_GPL(bloom_value);
+
 /*
  * The "full" warning, at most once per BLOOM_FULL_WARN_SECS per filter:
  * a filter cleared (or swapped) in a loop gets new contents each time,
@@ -267,6 +294,34 @@ int bloom_rotate(struct bloom_filter *f)
 }
 EXPORT_SYMBOL_GPL(bloom_rotate);
 
+/*
+ * Under rcu_read_lock(): probe each prefix length @c holds, longest
+ * first, up to the first present; with @value, ask for its value.
+ */
+static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
+{
+	u64 plens[BLOOM_PLEN_WORDS];
+	struct bloom_key_net key = {};
+	bool hit = false;
+	int w, bit;
+	u64 h;
+
+	bloom_contents_plens(c, plens);
+	for (w = BLOOM_PLEN_WORDS - 1; w >= 0 && !hit; w--) {
+		while (plens[w] && !hit) {
+			bit = fls64(plens[w]) - 1;
+			plens[w] &= ~BIT_ULL(bit);
+			memcpy(key.addr, addr, 16);
+			key.plen = w * 64 + bit;
+			bloom_net_mask(key.addr, key.plen);
+			h = bloom_hash(&c->core, &key, sizeof(key));
+			hit = value ? bloom_contents_value(c, h, value) :
+				      bloom_contents_test(c, h);
+		}
+	}
+	return hit;
+}
+
 /**
  * bloom_test_net() - is an address inside any prefix of a net filter?
  * @f: a held filter of type BLOOM_KEY_NET
@@ -279,29 +334,33 @@ EXPORT_SYMBOL_GPL(bloom_rotate);
  */
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 {
-	u64 plens[BLOOM_PLEN_WORDS];
-	struct bloom_key_net key = {};
-	struct bloom_contents *c;
-	bool hit = false;
-	int w, bit;
-	u64 h;
+	bool hit;
 
 	rcu_read_lock();
-	c = rcu_dereference(f->contents);
-	bloom_contents_plens(c, plens);
-	for (w = BLOOM_PLEN_WORDS - 1; w >= 0 && !hit; w--) {
-		while (plens[w] && !hit) {
-			bit = fls64(plens[w]) - 1;
-			plens[w] &= ~BIT_ULL(bit);
-			memcpy(key.addr, addr, 16);
-			key.plen = w * 64 + bit;
-			bloom_net_mask(key.addr, key.plen);
-			h = bloom_hash(&c->core, &key, sizeof(key));
-			hit = bloom_contents_test(c, h);
-		}
-	}
+	hit = net_walk(rcu_dereference(f->contents), addr, NULL);
 	rcu_read_unlock();
 	count(f, hit);
 	return hit;
 }
 EXPORT_SYMBOL_GPL(bloom_test_net);
+
+/**
+ * bloom_value_net() - the value of the longest prefix of an address
+ * @f: a held filter of type BLOOM_KEY_NET
+ * @addr: the address, 16 bytes (IPv4 v4-mapped)
+ * @value: set to the value of the longest prefix present (0 but for
+ *	static maps)
+ *
+ * Return: true if some prefix of @addr may be present.
+ */
+bool bloom_value_net(struct bloom_filter *f, const u8 addr[16], u32 *value)
+{
+	bool hit;
+
+	rcu_read_lock();
+	hit = net_walk(rcu_dereference(f->contents), addr, value);
+	rcu_read_unlock();
+	count(f, hit);
+	return hit;
+}
+EXPORT_SYMBOL_GPL(bloom_value_net);

@@ -24,6 +24,9 @@ int bloom_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_del(struct bloom_filter *f, const void *key, size_t len);
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);
+bool bloom_value(struct bloom_filter *f, const void *key, size_t len,
+		 u32 *value);
+bool bloom_value_net(struct bloom_filter *f, const u8 addr[16], u32 *value);
 int bloom_rotate(struct bloom_filter *f);
 const char *bloom_key_type_name(unsigned int key_type);
 int bloom_name_check(const char *name);

@@ -338,6 +338,33 @@ static int cuckoo_info(struct bloom_filter *f, struct bloom_contents *c,
 	return 0;
 }
 
+/* Under the filter's reference: a static filter's shape. */
+static int fuse_info(struct bloom_filter *f, struct bloom_contents *c,
+		     struct bloom_contents *unused, void *arg)
+{
+	struct bloom_ioc_fuse *in = arg;
+
+	if (c->core.g.layout != BLOOM_LAYOUT_FUSE)
+		return -EOPNOTSUPP;
+	in->keys = c->core.g.capacity;
+	in->segment_len = c->core.seg_len;
+	in->entries = c->core.range + 2 * (u64)c->core.seg_len;
+	in->fp_bits = c->core.g.hashes;
+	in->value_bits = c->core.g.value_bits;
+	return 0;
+}
+
+static long ioc_fuse(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_fuse *in = arg;
+
+	if (names_check(in->name, NULL) || in->keys || in->entries ||
+	    in->segment_len || in->fp_bits || in->value_bits ||
+	    in->reserved || in->reserved2[0] || in->reserved2[1])
+		return -EINVAL;
+	return bloom_registry_read(net, in->name, NULL, fuse_info, in);
+}
+
 static long ioc_cuckoo(struct net *net, void *arg, unsigned int cmd)
 {
 	struct bloom_ioc_cuckoo *in = arg;
@@ -466,6 +493,8 @@ static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_ROTATE,	true,  ioc_name },
 	{ BLOOM_IOC_STAGES,	false, ioc_stages },
 	{ BLOOM_IOC_CUCKOO,	false, ioc_cuckoo },
+	{ BLOOM_IOC_FUSE,	false, ioc_fuse },
+	{ BLOOM_IOC_VALUE,	false, bloom_ioc_batch },
 };
 
 static long bloom_ioctl(struct file *file, unsigned int cmd,

@@ -19,6 +19,8 @@ static const struct bloom_kind_ops *kind_of(const struct bloom_geom *g)
 		return &bloom_counting_ops;
 	if (g->layout == BLOOM_LAYOUT_CUCKOO)
 		return &bloom_cuckoo_ops;
+	if (g->layout == BLOOM_LAYOUT_FUSE)
+		return &bloom_fuse_ops;
 	return &bloom_plain_ops;
 }
 

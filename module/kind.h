@@ -6,7 +6,8 @@
  * them. Every contents starts with struct bloom_contents; what follows
  * belongs to its kind (plain bit arrays in kinds/plain.c, aging
  * generations in kinds/aging.c, stages in kinds/scalable.c, fingerprint
- * tables in kinds/cuckoo.c), which implements struct bloom_kind_ops.
+ * tables in kinds/cuckoo.c, static filters and maps in kinds/fuse.c),
+ * which implements struct bloom_kind_ops.
  * Callers go through the bloom_contents_*() wrappers below: an operation
  * a kind leaves NULL fails there, and only there, with -EOPNOTSUPP.
  *
@@ -87,7 +88,9 @@ struct bloom_payload_in {
  * @test: is hash @h present? Under rcu_read_lock(), any context
  * @add: test-and-add @h, noting prefix length @plen (negative: none);
  *	1 if it was present, 0 if added, -ENOSPC when new and full. As
- *	@test
+ *	@test. NULL: contents built once (static), never added to
+ * @value: is @h present, and its value (0 for kinds without values)?
+ *	1 and *@value, or 0. As @test. NULL: @test, and the value 0
  * @add_copy: add @h, storing a copy even if present (cuckoo, for
  *	BLOOM_IOC_ADD and bloom_add(): each add then takes a delete);
  *	returns as @add. NULL: @add
@@ -127,6 +130,7 @@ struct bloom_kind_ops {
 	bool (*test)(struct bloom_contents *c, u64 h);
 	int (*add)(struct bloom_contents *c, u64 h, int plen);
 	int (*add_copy)(struct bloom_contents *c, u64 h, int plen);
+	int (*value)(struct bloom_contents *c, u64 h, u32 *value);
 	void (*plens)(struct bloom_contents *c, u64 *plens);
 	u32 (*test_batch)(struct bloom_contents *c, const u64 *h, u32 n,
 			  u64 *present);
@@ -244,6 +248,8 @@ extern const struct bloom_kind_ops bloom_aging_ops;
 extern const struct bloom_kind_ops bloom_scalable_ops;
 /* kinds/cuckoo.c */
 extern const struct bloom_kind_ops bloom_cuckoo_ops;
+/* kinds/fuse.c */
+extern const struct bloom_kind_ops bloom_fuse_ops;
 
 /**
  * bloom_contents_test() - is a hash present? Under rcu_read_lock()
@@ -267,11 +273,13 @@ static inline bool bloom_contents_test(struct bloom_contents *c, u64 h)
  * @plen: a net key's prefix length, or -1
  *
  * Return: 1 if it was present, 0 if added, -ENOSPC if new and the
- * contents are full (not added).
+ * contents are full (not added), -EOPNOTSUPP for static contents.
  */
 static inline int bloom_contents_add(struct bloom_contents *c, u64 h,
 				     int plen)
 {
+	if (unlikely(!c->ops->add))
+		return -EOPNOTSUPP;
 	return INDIRECT_CALL_1(c->ops->add, bloom_plain_add, c, h, plen);
 }
 
@@ -282,6 +290,23 @@ static inline int bloom_contents_add_copy(struct bloom_contents *c, u64 h,
 	if (c->ops->add_copy)
 		return c->ops->add_copy(c, h, plen);
 	return bloom_contents_add(c, h, plen);
+}
+
+/**
+ * bloom_contents_value() - is a hash present, and with what value?
+ * @c: contents, under rcu_read_lock()
+ * @h: bloom_hash() of the key
+ * @value: set to the key's value when present: a static map's, else 0
+ *
+ * Return: true if the key may be present.
+ */
+static inline bool bloom_contents_value(struct bloom_contents *c, u64 h,
+					u32 *value)
+{
+	if (c->ops->value)
+		return c->ops->value(c, h, value);
+	*value = 0;
+	return bloom_contents_test(c, h);
 }
 
 static inline void bloom_contents_plens(struct bloom_contents *c,

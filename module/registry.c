@@ -361,6 +361,9 @@ int bloom_registry_prepare(struct net *net, const char *name,
 	err = bloom_name_check(name) ?: bloom_geom_check(g);
 	if (err)
 		return err;
+	/* Static filters are built from their keys, then restored. */
+	if (g->layout == BLOOM_LAYOUT_FUSE)
+		return -EOPNOTSUPP;
 	if (!g->capacity)
 		g->capacity = bloom_geom_default_capacity(g);
 	err = bloom_registry_room(net, bloom_contents_bytes(g), NULL);

@@ -25,6 +25,7 @@ struct batch {
 	u8 plen[CHUNK];		/* net keys' prefix lengths */
 	u64 present[CHUNK / 64];
 	u8 counts[CHUNK];
+	u32 values[CHUNK];
 };
 
 /* Key @i of the chunk, and its length. */
@@ -116,6 +117,14 @@ static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
 			x->counts[i] = c->ops->count(c, x->h[i]);
 		done = *err ? 0 : n;
 		break;
+	case BLOOM_IOC_VALUE:
+		for (i = 0; i < n; i++) {
+			if (bloom_contents_value(c, x->h[i], &x->values[i]))
+				x->b->hits++;
+			else
+				x->values[i] = BLOOM_VALUE_ABSENT;
+		}
+		break;
 	default:
 		for (i = 0; i < n && !*err; i++) {
 			*err = bloom_contents_del(c, x->h[i]);
@@ -126,7 +135,10 @@ static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
 	return done;
 }
 
-/* TEST: bits as bytes, bit i of byte i / 8; COUNT: a byte per key. */
+/*
+ * TEST: bits as bytes, bit i of byte i / 8; COUNT: a byte per key;
+ * VALUE: a __u32 per key.
+ */
 static int put_results(struct batch *x, u32 first, u32 n)
 {
 	void __user *out = u64_to_user_ptr(x->b->results);
@@ -135,6 +147,9 @@ static int put_results(struct batch *x, u32 first, u32 n)
 
 	if (x->cmd == BLOOM_IOC_COUNT)
 		return copy_to_user(out + first, x->counts, n) ? -EFAULT : 0;
+	if (x->cmd == BLOOM_IOC_VALUE)
+		return copy_to_user(out + (size_t)first * sizeof(u32),
+				    x->values, n * sizeof(u32)) ? -EFAULT : 0;
 	if (x->cmd != BLOOM_IOC_TEST)
 		return 0;
 	for (i = 0; i < DIV_ROUND_UP(n, 8); i++)
@@ -180,6 +195,20 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 	return err;
 }
 
+static int batch_supported(const struct bloom_contents *c, unsigned int cmd)
+{
+	switch (cmd) {
+	case BLOOM_IOC_ADD:
+		return bloom_contents_has(c, add);
+	case BLOOM_IOC_DEL:
+		return bloom_contents_has(c, del);
+	case BLOOM_IOC_COUNT:
+		return bloom_contents_has(c, count);
+	default:
+		return 0;
+	}
+}
+
 static int stride_check(u8 key_type, u32 stride)
 {
 	if (key_type == BLOOM_KEY_BYTES)
@@ -189,7 +218,7 @@ static int stride_check(u8 key_type, u32 stride)
 }
 
 /**
- * bloom_ioc_batch() - BLOOM_IOC_ADD, _TEST, _DEL and _COUNT
+ * bloom_ioc_batch() - BLOOM_IOC_ADD, _TEST, _DEL, _COUNT and _VALUE
  * @net: the caller's namespace
  * @arg: struct bloom_ioc_batch, copied in
  * @cmd: the command
@@ -219,18 +248,14 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 	x->cmd = cmd;
 	x->key_type = bloom_key_type(f);
 	err = stride_check(x->key_type, b->stride);
-	if (!err && (cmd == BLOOM_IOC_DEL || cmd == BLOOM_IOC_COUNT)) {
-		const struct bloom_contents *c;
-
+	if (!err) {
 		/*
 		 * Before any key is read: a kind that cannot is refused
 		 * whatever the keys. Contents swapped in meanwhile are
 		 * caught again in apply().
 		 */
 		rcu_read_lock();
-		c = rcu_dereference(f->contents);
-		err = cmd == BLOOM_IOC_DEL ? bloom_contents_has(c, del) :
-		      bloom_contents_has(c, count);
+		err = batch_supported(rcu_dereference(f->contents), cmd);
 		rcu_read_unlock();
 	}
 	if (!err) {

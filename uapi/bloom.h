@@ -19,6 +19,7 @@ enum bloom_layout {
 	BLOOM_LAYOUT_PARTITIONED = 2,	/* one probe in each of k slices */
 	BLOOM_LAYOUT_COUNTING	 = 3,	/* 4-bit saturating counters */
 	BLOOM_LAYOUT_CUCKOO	 = 4,	/* fingerprints in buckets: deletes */
+	BLOOM_LAYOUT_FUSE	 = 5,	/* static: built once, values */
 	BLOOM_LAYOUT_MAX
 };
 
@@ -221,6 +222,31 @@ struct bloom_key_digest {
 #define BLOOM_STAGES_DEFAULT	16
 
 /*
+ * Static filters (Graf and Lemire, "Binary Fuse Filters: Fast and
+ * Smaller Than Xor Filters", 2022): built once from a set of n keys,
+ * never edited; a lookup XORs three entries of one small window. With
+ * values (1 to BLOOM_FUSE_VALUE_BITS_MAX bits per key) they are Bloomier
+ * maps (Chazelle, Kilian, Rubinfeld and Tal, 2004): a member's lookup
+ * gives its value, another key is absent but with probability 2^-f.
+ *
+ * For BLOOM_LAYOUT_FUSE, @hashes is the fingerprint width f
+ * (BLOOM_FUSE_FP_MIN to BLOOM_FUSE_FP_MAX), the value width v is stored
+ * beside it (snapshots: version 6), @capacity is n (distinct keys) and
+ * @bits is entries * (f + v), where the number of entries follows from
+ * n alone (bloom_fuse_entries() in the core). An entry is f + v bits,
+ * packed from bit 0 of the little-endian words; the XOR of a member's
+ * three entries is its fingerprint shifted left by v, ORed with its
+ * value. Built by userspace (bloomctl build) and loaded with
+ * BLOOM_IOC_RESTORE; CREATE, ADD and DEL fail with EOPNOTSUPP.
+ */
+#define BLOOM_FUSE_FP_MIN	8
+#define BLOOM_FUSE_FP_MAX	32
+#define BLOOM_FUSE_VALUE_BITS_MAX	16
+#define BLOOM_FUSE_ENTRY_BITS_MAX	32	/* f + v */
+#define BLOOM_FUSE_KEYS_MAX	((1U << 30) - 1)
+#define BLOOM_VALUE_ABSENT	0xffffffffU	/* BLOOM_IOC_VALUE: not a member */
+
+/*
  * A snapshot file: this header, little-endian, then @payload_len bytes
  * of the array as little-endian 64-bit words. @checksum is xxh64 (seed 0)
  * over the header with @checksum zeroed, followed by the payload. Bits
@@ -253,6 +279,13 @@ struct bloom_key_digest {
  * @inserted is the number of slots in use (a restore counts them).
  */
 #define BLOOM_SNAP_VERSION_CUCKOO	5
+/*
+ * Version 6: a static filter (BLOOM_LAYOUT_FUSE, and only that).
+ * @reserved[0] holds the value width v in bits 0-7 (0: no values), the
+ * other bits zero; @inserted and @capacity are n. The payload is the
+ * entries as little-endian words, bits past the last entry zero.
+ */
+#define BLOOM_SNAP_VERSION_FUSE		6
 
 struct bloom_snap_stage {
 	__le64	bits;		/* m of the stage, as a check */

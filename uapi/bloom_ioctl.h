@@ -192,6 +192,29 @@ struct bloom_ioc_cuckoo {
 };
 
 /*
+ * BLOOM_IOC_FUSE: the shape of a static filter (EOPNOTSUPP for other
+ * kinds). INFO tells the rest: @hashes is the fingerprint width and
+ * @capacity the keys it was built from.
+ */
+struct bloom_ioc_fuse {
+	char	name[BLOOM_NAME_MAX];	/* in */
+	__u64	keys;			/* out: n */
+	__u64	entries;		/* out: of @fp_bits + @value_bits */
+	__u32	segment_len;		/* out: entries per segment */
+	__u32	fp_bits;		/* out */
+	__u32	value_bits;		/* out: 0 without values */
+	__u32	reserved;
+	__u64	reserved2[2];
+};
+
+/*
+ * BLOOM_IOC_VALUE: a batch as for TEST (struct bloom_ioc_batch), whose
+ * @results receives @count __u32: the value of each key, or
+ * BLOOM_VALUE_ABSENT; @hits counts the keys present. A member of a
+ * filter without values (any kind) has value 0.
+ */
+
+/*
  * BLOOM_IOC_INFO: everything about one filter. For an aging filter the
  * stats are over all live generations (inserted and bits_set summed,
  * fill_ppb the fullest, est_fpr_ppb that of the union of the answers),
@@ -317,6 +340,8 @@ struct bloom_ioc_limits {
 #define BLOOM_IOC_ROTATE	_IOW(BLOOM_IOC_MAGIC, 19, struct bloom_ioc_name)
 #define BLOOM_IOC_STAGES	_IOWR(BLOOM_IOC_MAGIC, 20, struct bloom_ioc_stages)
 #define BLOOM_IOC_CUCKOO	_IOWR(BLOOM_IOC_MAGIC, 21, struct bloom_ioc_cuckoo)
-#define BLOOM_IOC_MAX_NR	21
+#define BLOOM_IOC_FUSE		_IOWR(BLOOM_IOC_MAGIC, 22, struct bloom_ioc_fuse)
+#define BLOOM_IOC_VALUE		_IOWR(BLOOM_IOC_MAGIC, 23, struct bloom_ioc_batch)
+#define BLOOM_IOC_MAX_NR	23
 
 #endif /* _UAPI_BLOOM_IOCTL_H */

@@ -31,6 +31,7 @@ struct bloom_geom {
 	u8	stages_max;	/* scalable: most stages; 0 when not */
 	u8	growth;		/* scalable: capacity factor per stage */
 	u8	tighten_pct;	/* scalable: error factor per stage, % */
+	u8	value_bits;	/* static: v bits of value per key */
 };
 
 /* The geometry plus what probing derives from it; immutable. */
@@ -38,8 +39,10 @@ struct bloom_core {
 	struct bloom_geom g;
 	u64	nwords;		/* 64-bit words in the array */
 	u64	range;		/* m, blocks (blocked), slice length
-				 * (partitioned) or buckets (cuckoo)
+				 * (partitioned), buckets (cuckoo) or
+				 * entries a key's first lies in (static)
 				 */
+	u32	seg_len;	/* static: entries per segment, 2^i */
 };
 
 /*
@@ -270,6 +273,90 @@ static inline bool bloom_cuckoo_present(const struct bloom_core *c,
 {
 	return bloom_cuckoo_bucket_has(c, b, k->i1, k->fp) ||
 	       bloom_cuckoo_bucket_has(c, b, k->i2, k->fp);
+}
+
+/* fuse.c: static filters and maps (BLOOM_LAYOUT_FUSE) */
+#define BLOOM_FUSE_SEED_STEP	0x9e3779b97f4a7c15ULL	/* next seed to try */
+#define BLOOM_FUSE_TRIES	64	/* seeds a build tries */
+
+/* A key to build from: its hash, its value, where the caller had it. */
+struct bloom_fuse_item {
+	u64	h;		/* bloom_hash() of the key */
+	u32	value;		/* below 2^v */
+	u32	idx;		/* the caller's, for naming duplicates */
+};
+
+struct bloom_fuse_key {
+	u64	p[3];		/* its three entries */
+	u32	fp;		/* its fingerprint */
+};
+
+u64 bloom_fuse_entries(u64 n, u32 *seg_len);
+int bloom_fuse_geom(u64 n, u32 fp_bits, u32 value_bits,
+		    struct bloom_geom *g);
+int bloom_fuse_check(const struct bloom_geom *g);
+size_t bloom_fuse_scratch_bytes(const struct bloom_core *c);
+int bloom_fuse_sort(struct bloom_fuse_item *it, struct bloom_fuse_item *tmp,
+		    u64 n, void *scratch, u64 *distinct, u32 dup[2]);
+int bloom_fuse_build(const struct bloom_core *c, struct bloom_bits *b,
+		     const struct bloom_fuse_item *it, u64 n, void *scratch);
+void bloom_fuse_stats(const struct bloom_core *c, struct bloom_stats *st);
+u64 bloom_fuse_fpr_q32(const struct bloom_geom *g);
+
+/*
+ * The lookup, inline: it is on the packet path. A key's first entry is
+ * in segment s < S, its second in s + 1 and its third in s + 2, at
+ * offsets taken from two other parts of its hash (Graf and Lemire).
+ */
+static inline void bloom_fuse_key(const struct bloom_core *c, u64 h,
+				  struct bloom_fuse_key *k)
+{
+	u64 mask = c->seg_len - 1, p0 = bloom_mulhi(h, c->range);
+
+	k->p[0] = p0;
+	k->p[1] = (p0 + c->seg_len) ^ ((h >> 18) & mask);
+	k->p[2] = (p0 + 2 * (u64)c->seg_len) ^ (h & mask);
+	k->fp = (h ^ (h >> 32)) & ((1ULL << c->g.hashes) - 1);
+}
+
+/* Entry @i: f + v <= 32 bits from bit i (f + v), in at most two loads. */
+static inline u32 bloom_fuse_entry(const struct bloom_core *c,
+				   const struct bloom_bits *b, u64 i)
+{
+	unsigned int w = c->g.hashes + c->g.value_bits;
+	u64 pos = i * w, x;
+	unsigned int sh = pos % 64;
+
+	x = bloom_word_read(&b->words[pos / 64]) >> sh;
+	if (sh + w > 64)
+		x |= bloom_word_read(&b->words[pos / 64 + 1]) << (64 - sh);
+	return x & ((1ULL << w) - 1);
+}
+
+/**
+ * bloom_fuse_lookup() - a key's value in a static filter
+ * @c: the filter's core
+ * @b: its entries
+ * @h: bloom_hash() of the key
+ * @value: set to its value (0 without values) when present
+ *
+ * Return: true if the key may be a member (false positives: 2^-f).
+ */
+static inline bool bloom_fuse_lookup(const struct bloom_core *c,
+				     const struct bloom_bits *b, u64 h,
+				     u32 *value)
+{
+	unsigned int v = c->g.value_bits;
+	struct bloom_fuse_key k;
+	u32 e;
+
+	bloom_fuse_key(c, h, &k);
+	e = bloom_fuse_entry(c, b, k.p[0]) ^ bloom_fuse_entry(c, b, k.p[1]) ^
+	    bloom_fuse_entry(c, b, k.p[2]);
+	if (e >> v != k.fp)
+		return false;
+	*value = e & ((1U << v) - 1);
+	return true;
 }
 
 /* stats.c: stats, estimates and set algebra */

@@ -287,6 +287,8 @@ EXPORT_SYMBOL_GPL(bloom_add_hash);
 bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		     u64 h)
 {
+	u32 value;
+
 	switch (c->g.layout) {
 	case BLOOM_LAYOUT_BLOCKED:
 		return blocked_test(c, b, h);
@@ -294,6 +296,8 @@ bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 		return bloom_count_hash(c, b, h) > 0;
 	case BLOOM_LAYOUT_CUCKOO:
 		return bloom_cuckoo_test(c, b, h);	/* not concurrently */
+	case BLOOM_LAYOUT_FUSE:
+		return bloom_fuse_lookup(c, b, h, &value);	/* never written */
 	default:
 		return bits_test(c, b, h);
 	}

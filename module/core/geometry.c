@@ -72,6 +72,10 @@ int bloom_geom_check(const struct bloom_geom *g)
 		return -EINVAL;
 	if (g->layout == BLOOM_LAYOUT_CUCKOO)
 		return cuckoo_check(g);
+	if (g->layout == BLOOM_LAYOUT_FUSE)
+		return bloom_fuse_check(g);
+	if (g->value_bits)
+		return -EINVAL;
 	if (g->stages_max)
 		return scalable_check(g);
 	if (g->growth || g->tighten_pct)
@@ -106,6 +110,8 @@ u64 bloom_geom_default_capacity(const struct bloom_geom *g)
 
 	if (g->layout == BLOOM_LAYOUT_CUCKOO)
 		n = g->bits / g->hashes * BLOOM_CUCKOO_LOAD_PCT / 100;
+	if (g->layout == BLOOM_LAYOUT_FUSE)
+		n = g->capacity;	/* the keys it was built from */
 
 	return n ? n : 1;
 }
@@ -134,6 +140,11 @@ void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g)
 		break;
 	case BLOOM_LAYOUT_CUCKOO:
 		c->range = g->bits / ((u64)BLOOM_CUCKOO_SLOTS * g->hashes);
+		c->nwords = DIV_ROUND_UP(g->bits, 64);
+		break;
+	case BLOOM_LAYOUT_FUSE:
+		c->range = bloom_fuse_entries(g->capacity, &c->seg_len) -
+			   2 * (u64)c->seg_len;
 		c->nwords = DIV_ROUND_UP(g->bits, 64);
 		break;
 	default:
@@ -284,6 +295,8 @@ u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n)
 {
 	if (g->layout == BLOOM_LAYOUT_CUCKOO)
 		return bloom_cuckoo_fpr_q32(g, n);
+	if (g->layout == BLOOM_LAYOUT_FUSE)
+		return bloom_fuse_fpr_q32(g);
 	return fpr_scaled(g, n, 0);
 }
 EXPORT_SYMBOL_GPL(bloom_theory_fpr_q32);
@@ -333,6 +346,25 @@ static u64 smallest_bits(struct bloom_geom *g, u64 n, s64 ln_eps)
 	return lo * unit;
 }
 
+/* A static filter: the narrowest fingerprint with 2^-f <= the rate. */
+static int fuse_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g)
+{
+	struct bloom_geom f;
+	u32 bits = BLOOM_FUSE_FP_MIN;
+	int err;
+
+	while (bits < BLOOM_FUSE_FP_MAX && (BLOOM_PPB >> bits) > fpr_ppb)
+		bits++;
+	err = bloom_fuse_geom(capacity, bits, 0, &f);
+	if (err)
+		return err;
+	g->layout = f.layout;
+	g->hashes = f.hashes;
+	g->bits = f.bits;
+	g->capacity = f.capacity;
+	return 0;
+}
+
 /**
  * bloom_geom_size() - the smallest geometry that meets a target rate
  * @capacity: distinct keys the filter must hold
@@ -361,6 +393,8 @@ int bloom_geom_size(u64 capacity, u64 fpr_ppb, u8 layout,
 		return -E2BIG;
 	if (layout == BLOOM_LAYOUT_CUCKOO)
 		return bloom_cuckoo_size(capacity, fpr_ppb, g);
+	if (layout == BLOOM_LAYOUT_FUSE)
+		return fuse_size(capacity, fpr_ppb, g);
 	ln_eps = bloom_fx_ln(fpr_ppb << Q32) - bloom_fx_ln(BLOOM_PPB << Q32);
 	g->layout = layout;
 	for (k = 1; k <= BLOOM_MAX_HASHES; k++) {

@@ -14,6 +14,7 @@ static const char *const layout_names[] = {
 	[BLOOM_LAYOUT_PARTITIONED]	= "partitioned",
 	[BLOOM_LAYOUT_COUNTING]		= "counting",
 	[BLOOM_LAYOUT_CUCKOO]		= "cuckoo",
+	[BLOOM_LAYOUT_FUSE]		= "fuse",
 };
 
 static_assert(ARRAY_SIZE(layout_names) == BLOOM_LAYOUT_MAX,

@@ -83,7 +83,7 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		return -EPROTO;
 	version = bloom_le16_to_cpu(h->version);
 	if (version < BLOOM_SNAP_VERSION ||
-	    version > BLOOM_SNAP_VERSION_CUCKOO ||
+	    version > BLOOM_SNAP_VERSION_FUSE ||
 	    bloom_le16_to_cpu(h->hdr_len) != sizeof(*h))
 		return -EPROTONOSUPPORT;
 	memset(info, 0, sizeof(*info));
@@ -109,10 +109,20 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		info->geom.age_flags = age >> 8 & 0xff;
 		info->geom.period_ms = age >> 32;
 	}
-	/* Cuckoo tables, and only they, are version 5. */
-	if (version == BLOOM_SNAP_VERSION_CUCKOO ?
-	    h->layout != BLOOM_LAYOUT_CUCKOO : h->layout == BLOOM_LAYOUT_CUCKOO)
+	/* Cuckoo tables, and only they, are version 5; static filters 6. */
+	if ((version == BLOOM_SNAP_VERSION_CUCKOO) !=
+	    (h->layout == BLOOM_LAYOUT_CUCKOO) ||
+	    (version == BLOOM_SNAP_VERSION_FUSE) !=
+	    (h->layout == BLOOM_LAYOUT_FUSE))
 		return -EINVAL;
+	if (version == BLOOM_SNAP_VERSION_FUSE) {
+		u64 v = bloom_le64_to_cpu(h->reserved[0]);
+
+		/* Bits 8-63 are zero; bloom_geom_check() judges the width. */
+		if (v >> 8)
+			return -EINVAL;
+		info->geom.value_bits = v;
+	}
 	info->geom.layout = h->layout;
 	info->geom.key_type = h->key_type;
 	info->geom.flags = bloom_le16_to_cpu(h->flags);
@@ -122,16 +132,20 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
 	/* Aging and growing filters keep their parameters in reserved[0]. */
 	i = version == BLOOM_SNAP_VERSION_AGING ||
-	    version == BLOOM_SNAP_VERSION_SCALABLE;
+	    version == BLOOM_SNAP_VERSION_SCALABLE ||
+	    version == BLOOM_SNAP_VERSION_FUSE;
 	for (; i < (int)ARRAY_SIZE(h->reserved); i++)
 		if (h->reserved[i])
 			return -EINVAL;
 	err = bloom_geom_check(&info->geom);
-	if (!err && !info->geom.capacity)
-		err = -EINVAL;
+	if (!err && !info->geom.capacity && h->layout != BLOOM_LAYOUT_FUSE)
+		err = -EINVAL;	/* a static filter may be of no keys */
 	if (err)
 		return err;
 	info->inserted = bloom_le64_to_cpu(h->inserted);
+	if (h->layout == BLOOM_LAYOUT_FUSE &&
+	    info->inserted != info->geom.capacity)
+		return -EINVAL;
 	info->payload_len = bloom_le64_to_cpu(h->payload_len);
 	info->checksum = bloom_le64_to_cpu(h->checksum);
 	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
@@ -178,6 +192,10 @@ void bloom_snap_make_hdr(const struct bloom_core *c,
 	h->payload_len = bloom_cpu_to_le64(bloom_snap_payload_bytes(c));
 	if (c->g.layout == BLOOM_LAYOUT_CUCKOO)
 		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_CUCKOO);
+	if (c->g.layout == BLOOM_LAYOUT_FUSE) {
+		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_FUSE);
+		h->reserved[0] = bloom_cpu_to_le64(c->g.value_bits);
+	}
 	if (c->g.gens) {
 		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_AGING);
 		h->reserved[0] = bloom_cpu_to_le64(c->g.gens |

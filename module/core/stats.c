@@ -274,6 +274,10 @@ void bloom_stats(const struct bloom_core *c, const struct bloom_bits *b,
 		bloom_cuckoo_stats(c, b, st);
 		return;
 	}
+	if (c->g.layout == BLOOM_LAYOUT_FUSE) {
+		bloom_fuse_stats(c, st);
+		return;
+	}
 	fill_of(c, b, NULL, hist, &f);
 	st->bits_set = f.bits_set;
 	st->fill_ppb = bloom_mul_div(f.bits_set, BLOOM_PPB, c->g.bits);

@@ -23,7 +23,7 @@ struct kunit {
 	int skipped;
 	char skip_why[128];
 	jmp_buf abort;
-	void *allocs[64];
+	void *allocs[256];
 	int nallocs;
 };
 
@@ -115,9 +115,14 @@ void kunit_shim_fail(struct kunit *test, const char *file, int line,
 #define KUNIT_ASSERT_EQ_MSG(t, a, b, f, ...) \
 	__SHIM_CMP(t, a, ==, b, 1, f, ##__VA_ARGS__)
 
+/* Zeroed, and aligned as a filter's words must be (a cache line). */
 static inline void *kunit_shim_alloc(struct kunit *test, size_t size)
 {
-	void *p = calloc(1, size);
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, size ? size : 1))
+		return NULL;
+	memset(p, 0, size);
 
 	if (p && test->nallocs < (int)ARRAY_SIZE(test->allocs))
 		test->allocs[test->nallocs++] = p;
