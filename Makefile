@@ -32,6 +32,8 @@ UCFLAGS  := -std=gnu11 -g -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 LDLIBS   := -lxxhash
+# bloomctl's compressed snapshots (tools/bloomctl/compress.c)
+BLOOMCTL_LIBS := -lzstd
 
 host_kdir := /lib/modules/$(shell uname -r)/build
 kdir = $(or $(KDIR),$(if $(wildcard $(host_kdir)/Makefile),$(host_kdir),$(shell scripts/test-kernel --quiet)))
@@ -67,7 +69,8 @@ $(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c \
 $(BUILD)/bloomctl: $(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR) \
 		uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
-	$(CC) $(UCFLAGS) -O2 -o $@ $(BLOOMCTL_SRC) $(CORE_SRC) $(LDLIBS) -lm
+	$(CC) $(UCFLAGS) -O2 -o $@ $(BLOOMCTL_SRC) $(CORE_SRC) $(LDLIBS) \
+		$(BLOOMCTL_LIBS) -lm
 
 $(BUILD)/ioctl-test64 $(BUILD)/ioctl-test32: $(BUILD)/ioctl-test%: \
 		tools/tests/ioctl_test.c uapi/bloom.h uapi/bloom_ioctl.h
@@ -111,7 +114,7 @@ $(BUILD)/keys-fuzz $(BUILD)/input-fuzz: $(BUILD)/%-fuzz: tools/tests/%_fuzz.c \
 	@mkdir -p $(BUILD)
 	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $< $(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
-		$(CORE_SRC) $(LDLIBS) -lm
+		$(CORE_SRC) $(LDLIBS) $(BLOOMCTL_LIBS) -lm
 
 $(BUILD)/ioctl-fuzz: tools/tests/ioctl_fuzz.c uapi/bloom.h uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)

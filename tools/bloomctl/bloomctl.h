@@ -127,6 +127,12 @@ struct keylist {
 	size_t arena_len, arena_cap;
 	const char **sources;	/* the -f files, for messages */
 	u32 nsources;
+	/* Keys with values (build --values): one per record. */
+	bool with_values;
+	u32 *values;
+	u32 value;		/* of the key being loaded */
+	bool file_has_value;	/* -f FILE=VALUE: lines need none */
+	u32 file_value;
 };
 
 struct key_input {
@@ -134,6 +140,7 @@ struct key_input {
 	int nargs;
 	const char **files;	/* every -f FILE, in order; "-" is stdin */
 	int nfiles;
+	bool values;		/* lines end in a value (build --values) */
 };
 
 void key_input_file(struct key_input *in, const char *path);
@@ -244,6 +251,8 @@ struct geom_opts {
 	u8 stages_max;
 	u8 growth;
 	u8 tighten_pct;
+	bool transport;		/* sized for the wire (transport.c) */
+	u64 max_mem;		/* --max-memory; 0: the default */
 };
 
 /* Aging options of create (long only). */
@@ -312,6 +321,37 @@ const char *snap_strerror(int err);
 int write_file_atomic(const char *path, const void *buf, size_t len);
 char *snap_default_name(const char *path);
 void snap_free(struct snap_image *img);
+
+/* compress.c: compressed snapshots, for transport */
+#define SNAPZ_HDR_BYTES	48
+enum snapz_method {
+	SNAPZ_STORED,
+	SNAPZ_RICE,		/* golomb-rice coded gaps between set bits */
+	SNAPZ_ZSTD,
+};
+
+bool snapz_is(const u8 *buf, size_t len);
+unsigned int snapz_pack(const struct snap_image *in, struct snap_image *out);
+void snapz_unpack(const char *path, struct snap_image *img);
+const char *snapz_method_name(unsigned int method);
+double rice_model_bits(double s, double bits, unsigned int r);
+unsigned int rice_pick(double s, double bits);
+double snapz_rice_model_bytes(double s, u64 bytes);
+
+/* transport.c: calc --transport, build --transport */
+#define OPT_TRANSPORT	0x120
+#define OPT_MAX_MEMORY	0x121
+#define OPT_COMPRESS	0x122
+#define TRANSPORT_LONGOPTS						\
+	{ "transport",	no_argument,		NULL, OPT_TRANSPORT },	\
+	{ "max-memory",	required_argument,	NULL, OPT_MAX_MEMORY }
+#define COMPRESS_LONGOPT { "compress", no_argument, NULL, OPT_COMPRESS }
+/* The kernel's default memory limit of a network namespace. */
+#define TRANSPORT_MEM_DEFAULT	(1ULL << 30)
+bool transport_option(struct geom_opts *o, const char *cmd, int c,
+		      const char *arg);
+void transport_geom(const struct geom_opts *o, struct bloom_geom *g);
+void calc_transport(const struct geom_opts *o);
 
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {

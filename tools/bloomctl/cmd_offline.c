@@ -71,7 +71,8 @@ static void image_of(const struct bloom_core *core,
 }
 
 static void built_json(const char *path, const struct bloom_geom *g,
-		       size_t keys, size_t len)
+		       size_t keys, size_t len, const struct snap_image *orig,
+		       int method)
 {
 	struct json j;
 
@@ -85,39 +86,51 @@ static void built_json(const char *path, const struct bloom_geom *g,
 	json_u64(&j, "seed", g->seed);
 	json_u64(&j, "keys", keys);
 	json_u64(&j, "bytes", len);
+	if (method >= 0) {
+		json_str(&j, "compression", snapz_method_name(method));
+		json_u64(&j, "snapshot_bytes", orig->len);
+	}
 	json_close(&j, '}');
 	json_finish(&j);
 }
 
 static void built_msg(const char *path, const struct bloom_geom *g,
-		      size_t keys, size_t len)
+		      size_t keys, size_t len, const struct snap_image *orig,
+		      int method)
 {
-	char size[32];
+	char size[32], osize[32], from[64] = "";
 
 	if (!strcmp(path, "-"))
 		return;		/* stdout holds the snapshot */
 	if (opts.format == OUT_JSON) {
-		built_json(path, g, keys, len);
+		built_json(path, g, keys, len, orig, method);
 		return;
 	}
 	if (opts.quiet)
 		return;
 	human_bytes(len, size, sizeof(size));
-	printf("built %s: %s, key %s, m=%llu, k=%u, seed 0x%llx, %zu key%s (%s)\n",
+	if (method >= 0) {
+		human_bytes(orig->len, osize, sizeof(osize));
+		snprintf(from, sizeof(from), ", %s, from %s",
+			 snapz_method_name(method), osize);
+	}
+	printf("built %s: %s, key %s, m=%llu, k=%u, seed 0x%llx, %zu key%s (%s%s)\n",
 	       path, bloom_layout_name(g->layout), bloom_key_type_name(g->key_type),
 	       (unsigned long long)g->bits, g->hashes,
-	       (unsigned long long)g->seed, keys, PLURAL(keys), size);
+	       (unsigned long long)g->seed, keys, PLURAL(keys), size, from);
 }
 
 /* A filter of geometry @g holding @kl, written to @path. */
 static void build_file(const char *path, const struct bloom_geom *g,
-		       const struct keylist *kl, bool force)
+		       const struct keylist *kl, bool force, bool compress)
 {
 	char what[32];
 	const char *why;
 	struct bloom_geom geom = *g;
-	struct snap_image img;
+	struct snap_image img, z = { NULL, 0 };
+	const struct snap_image *out = compress ? &z : &img;
 	struct bloom_bits *bits;
+	int method = -1;
 	struct bloom_core core;
 	int err;
 
@@ -133,11 +146,14 @@ static void build_file(const char *path, const struct bloom_geom *g,
 		die("%s", why);
 	image_of(&core, bits, &img);
 	free(bits);
-	err = write_file_atomic(path, img.buf, img.len);
+	if (compress)
+		method = (int)snapz_pack(&img, &z);
+	err = write_file_atomic(path, out->buf, out->len);
 	if (err)
 		die("build: %s: %s", path, strerror(-err));
-	built_msg(path, g, kl->count, img.len);
+	built_msg(path, g, kl->count, out->len, &img, method);
 	snap_free(&img);
+	snap_free(&z);
 }
 
 int cmd_build(int argc, char **argv)
@@ -146,10 +162,10 @@ int cmd_build(int argc, char **argv)
 		COMMON_LONGOPTS, OUT_LONGOPT,
 		{ "file",	required_argument,	NULL, 'f' },
 		{ "force",	no_argument,		NULL, 'F' },
-		GEOM_LONGOPTS,
+		GEOM_LONGOPTS, COMPRESS_LONGOPT, TRANSPORT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	bool force = false;
+	bool force = false, compress = false, layout = false;
 	struct key_input in = { 0 };
 	struct bloom_geom g;
 	struct geom_opts o;
@@ -166,11 +182,19 @@ int cmd_build(int argc, char **argv)
 			key_input_file(&in, optarg);
 		else if (c == 'F')
 			force = true;
-		else if (!geom_option(&o, argv[0], c, optarg))
+		else if (c == OPT_COMPRESS)
+			compress = true;
+		else if (!geom_option(&o, argv[0], c, optarg) &&
+			 !transport_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
+		layout |= c == 'l';
 	}
 	if (!out)
 		usage_error(argv[0], "missing --out FILE");
+	if (o.transport && (layout || o.bits || o.hashes))
+		usage_error(argv[0], "--transport picks m, k and the layout: give --capacity and --fp-rate only");
+	if (o.max_mem && !o.transport)
+		usage_error(argv[0], "--max-memory goes with --transport");
 	in.args = argv + optind;
 	in.nargs = argc - optind;
 	keylist_load(&kl, (u8)o.key_type, &in, argv[0]);
@@ -179,8 +203,10 @@ int cmd_build(int argc, char **argv)
 		o.capacity = max(keylist_distinct(&kl, NULL), (u64)1);
 	geom_opts_finish(&o, argv[0]);
 	geom_resolve(&o, argv[0], &g);
+	if (o.transport)
+		transport_geom(&o, &g);	/* and compressed: what it is for */
 
-	build_file(out, &g, &kl, force);
+	build_file(out, &g, &kl, force, compress || o.transport);
 	keylist_free(&kl);
 	free(in.files);
 	return EXIT_OK;
@@ -559,7 +585,7 @@ static void calc_grow(const struct geom_opts *o)
 static void calc_options(int argc, char **argv, struct geom_opts *o)
 {
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS, GROW_LONGOPTS,
+		COMMON_LONGOPTS, GROW_LONGOPTS, TRANSPORT_LONGOPTS,
 		{ "capacity",	required_argument,	NULL, 'n' },
 		{ "fp-rate",	required_argument,	NULL, 'e' },
 		{ "layout",	required_argument,	NULL, 'l' },
@@ -573,6 +599,7 @@ static void calc_options(int argc, char **argv, struct geom_opts *o)
 				  longopts)) != -1) {
 		layout |= c == 'l';
 		if (!grow_option(o, argv[0], c, optarg) &&
+		    !transport_option(o, argv[0], c, optarg) &&
 		    !geom_option(o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
@@ -581,6 +608,10 @@ static void calc_options(int argc, char **argv, struct geom_opts *o)
 		usage_error(argv[0], "missing --capacity");
 	if (layout && !o->grow)
 		usage_error(argv[0], "--layout goes with --grow (else calc shows every layout)");
+	if (o->transport && (o->grow || layout))
+		usage_error(argv[0], "--transport goes with neither --grow nor --layout (it tries standard and blocked)");
+	if (o->max_mem && !o->transport)
+		usage_error(argv[0], "--max-memory goes with --transport");
 	geom_opts_finish(o, argv[0]);
 	grow_opts_finish(o, argv[0]);
 	if (o->grow && o->capacity > U64_MAX / 1000)
@@ -596,6 +627,10 @@ int cmd_calc(int argc, char **argv)
 	u8 l;
 
 	calc_options(argc, argv, &o);
+	if (o.transport) {
+		calc_transport(&o);
+		return EXIT_OK;
+	}
 	if (o.grow) {
 		calc_grow(&o);
 		return EXIT_OK;

@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include "bloomctl.h"
 
-static void saved_json(const char *name, const char *path, size_t len)
+static void saved_json(const char *name, const char *path, size_t len,
+		       const struct snap_image *orig, int method)
 {
 	struct json j;
 
@@ -21,31 +22,44 @@ static void saved_json(const char *name, const char *path, size_t len)
 	json_str(&j, "filter", name);
 	json_str(&j, "file", path);
 	json_u64(&j, "bytes", len);
+	if (method >= 0) {
+		json_str(&j, "compression", snapz_method_name(method));
+		json_u64(&j, "snapshot_bytes", orig->len);
+	}
 	json_close(&j, '}');
 	json_finish(&j);
 }
 
 static void saved_msg(const char *cmd, const char *name, const char *path,
-		      size_t len)
+		      size_t len, const struct snap_image *orig, int method)
 {
-	char size[32];
+	char size[32], from[32];
 
 	if (!strcmp(path, "-"))
 		return;		/* stdout holds the snapshot */
 	if (opts.format == OUT_JSON && !strcmp(cmd, "save")) {
-		saved_json(name, path, len);
+		saved_json(name, path, len, orig, method);
 		return;
 	}
 	if (opts.quiet)
 		return;
 	human_bytes(len, size, sizeof(size));
-	printf("saved %s to %s (%s)\n", name, path, size);
+	if (method < 0) {
+		printf("saved %s to %s (%s)\n", name, path, size);
+		return;
+	}
+	human_bytes(orig->len, from, sizeof(from));
+	printf("saved %s to %s (%s, %s, from %s)\n", name, path, size,
+	       snapz_method_name(method), from);
 }
 
-/* Fetch @name and write it to @path. */
-static bool save_one(const char *cmd, const char *name, const char *path)
+/* Fetch @name and write it to @path, compressed if @compress. */
+static bool save_one(const char *cmd, const char *name, const char *path,
+		     bool compress)
 {
-	struct snap_image img;
+	struct snap_image img, z = { NULL, 0 };
+	const struct snap_image *out = compress ? &z : &img;
+	int method = -1;
 	int err = snap_fetch(name, &img);
 
 	if (err == -EAGAIN)
@@ -53,26 +67,33 @@ static bool save_one(const char *cmd, const char *name, const char *path)
 		    name);
 	if (err)
 		die("%s %s: %s", cmd, name, dev_strerror(err, name));
-	err = write_file_atomic(path, img.buf, img.len);
+	if (compress)
+		method = (int)snapz_pack(&img, &z);
+	err = write_file_atomic(path, out->buf, out->len);
 	if (err)
 		die("%s %s: %s: %s", cmd, name, path, strerror(-err));
-	saved_msg(cmd, name, path, img.len);
+	saved_msg(cmd, name, path, out->len, &img, method);
 	snap_free(&img);
+	snap_free(&z);
 	return true;
 }
 
 int cmd_save(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS, OUT_LONGOPT, { NULL, 0, NULL, 0 }
+		COMMON_LONGOPTS, OUT_LONGOPT, COMPRESS_LONGOPT,
+		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL;
+	bool compress = false;
 	int c;
 
 	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
 				  longopts)) != -1) {
 		if (c == OPT_OUT)
 			out = optarg;
+		else if (c == OPT_COMPRESS)
+			compress = true;
 		else
 			common_option(argv[0], c);
 	}
@@ -80,7 +101,7 @@ int cmd_save(int argc, char **argv)
 	if (!out)
 		usage_error(argv[0], "missing --out FILE");
 	check_name(argv[0], argv[optind]);
-	save_one("save", argv[optind], out);
+	save_one("save", argv[optind], out, compress);
 	return EXIT_OK;
 }
 

@@ -152,7 +152,10 @@ const char *snap_strerror(int err)
 	return bloom_snap_strerror(err);
 }
 
-/* The whole of @path ("-": stdin) into memory; dies on error. */
+/*
+ * The whole of @path ("-": stdin) into memory, decompressed when it is a
+ * compressed snapshot; dies on error.
+ */
 void snap_read_file(const char *path, struct snap_image *img)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
@@ -176,6 +179,8 @@ void snap_read_file(const char *path, struct snap_image *img)
 	}
 	if (fd)
 		close(fd);
+	if (snapz_is(img->buf, img->len))
+		snapz_unpack(path, img);	/* compress.c */
 }
 
 void snap_free(struct snap_image *img)
