@@ -296,6 +296,8 @@ void grow_opts_finish(struct geom_opts *o, const char *cmd);
 u64 first_fpr_ppb(const struct geom_opts *o);
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);
+void geom_seed(const struct geom_opts *o, const char *cmd,
+	       struct bloom_geom *g);
 const char *geom_problem(const struct bloom_geom *g);
 double geom_theory_fpr(const struct bloom_geom *g, u64 n);
 const char *capacity_problem(const char *what, const struct bloom_geom *g,
@@ -342,6 +344,8 @@ double snapz_rice_model_bytes(double s, u64 bytes);
 #define OPT_TRANSPORT	0x120
 #define OPT_MAX_MEMORY	0x121
 #define OPT_COMPRESS	0x122
+#define OPT_KIND	0x123	/* build --kind */
+#define OPT_VALUES	0x124	/* build --values */
 #define TRANSPORT_LONGOPTS						\
 	{ "transport",	no_argument,		NULL, OPT_TRANSPORT },	\
 	{ "max-memory",	required_argument,	NULL, OPT_MAX_MEMORY }
@@ -352,6 +356,12 @@ bool transport_option(struct geom_opts *o, const char *cmd, int c,
 		      const char *arg);
 void transport_geom(const struct geom_opts *o, struct bloom_geom *g);
 void calc_transport(const struct geom_opts *o);
+
+/* fuse.c: static filters, built offline */
+u32 fuse_kind_bits(const char *kind);
+u32 fuse_value_bits(const struct keylist *kl);
+struct bloom_bits *fuse_build(struct bloom_geom *g, const struct keylist *kl,
+			      const char *cmd);
 
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {

@@ -120,30 +120,18 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 	       (unsigned long long)g->seed, keys, PLURAL(keys), size, from);
 }
 
-/* A filter of geometry @g holding @kl, written to @path. */
-static void build_file(const char *path, const struct bloom_geom *g,
-		       const struct keylist *kl, bool force, bool compress)
+/* The filter @bits of geometry @g, built from @kl, written to @path. */
+static void write_built(const char *path, const struct bloom_geom *g,
+			struct bloom_bits *bits, const struct keylist *kl,
+			bool compress)
 {
-	char what[32];
-	const char *why;
-	struct bloom_geom geom = *g;
 	struct snap_image img, z = { NULL, 0 };
 	const struct snap_image *out = compress ? &z : &img;
-	struct bloom_bits *bits;
-	int method = -1;
 	struct bloom_core core;
+	int method = -1;
 	int err;
 
-	if (!geom.capacity)
-		geom.capacity = bloom_geom_default_capacity(&geom);
-	bloom_core_init(&core, &geom);
-	bits = xcalloc(1, sizeof(*bits) + bloom_array_bytes(&core));
-	add_all(&core, bits, kl);
-	snprintf(what, sizeof(what), "build");
-	why = force ? NULL :
-		capacity_problem(what, &geom, keylist_distinct(kl, NULL));
-	if (why)
-		die("%s", why);
+	bloom_core_init(&core, g);
 	image_of(&core, bits, &img);
 	free(bits);
 	if (compress)
@@ -156,16 +144,72 @@ static void build_file(const char *path, const struct bloom_geom *g,
 	snap_free(&z);
 }
 
+/* A filter of geometry @g holding @kl, written to @path. */
+static void build_file(const char *path, const struct bloom_geom *g,
+		       const struct keylist *kl, bool force, bool compress)
+{
+	const char *why;
+	struct bloom_geom geom = *g;
+	struct bloom_bits *bits;
+	struct bloom_core core;
+
+	if (!geom.capacity)
+		geom.capacity = bloom_geom_default_capacity(&geom);
+	bloom_core_init(&core, &geom);
+	bits = xcalloc(1, sizeof(*bits) + bloom_array_bytes(&core));
+	add_all(&core, bits, kl);
+	why = force ? NULL :
+		capacity_problem("build", &geom, keylist_distinct(kl, NULL));
+	if (why)
+		die("%s", why);
+	write_built(path, &geom, bits, kl, compress);
+}
+
+static u32 kind_option(const char *cmd, const char *arg)
+{
+	u32 fp_bits = fuse_kind_bits(arg);
+
+	if (!fp_bits)
+		usage_error(cmd, "unknown kind '%s' (fuse8 or fuse16)", arg);
+	return fp_bits;
+}
+
+/*
+ * A static filter (--kind, or --layout fuse) of every key of @kl: its
+ * fingerprint from --kind, or the narrowest for --fp-rate; values when
+ * the keys have them.
+ */
+static void build_static(const char *path, const struct geom_opts *o,
+			 u32 fp_bits, const struct keylist *kl, bool compress)
+{
+	struct bloom_geom g = { .layout = BLOOM_LAYOUT_FUSE };
+	struct bloom_bits *bits;
+
+	if (o->bits || o->hashes || o->grow || o->generations || o->transport)
+		usage_error("build", "a static filter is sized by its keys: give --kind (or --fp-rate), not --bits, --hashes, --grow, --generations or --transport");
+	if (!fp_bits && o->fpr_ppb)
+		bloom_geom_size(1, o->fpr_ppb, BLOOM_LAYOUT_FUSE, &g);
+	g.hashes = fp_bits ?: g.hashes ?: 8;
+	g.key_type = (u8)o->key_type;
+	g.value_bits = kl->with_values ? fuse_value_bits(kl) : 0;
+	geom_seed(o, "build", &g);
+	bits = fuse_build(&g, kl, "build");
+	write_built(path, &g, bits, kl, compress);
+}
+
 int cmd_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS, OUT_LONGOPT,
 		{ "file",	required_argument,	NULL, 'f' },
 		{ "force",	no_argument,		NULL, 'F' },
+		{ "kind",	required_argument,	NULL, OPT_KIND },
+		{ "values",	no_argument,		NULL, OPT_VALUES },
 		GEOM_LONGOPTS, COMPRESS_LONGOPT, TRANSPORT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool force = false, compress = false, layout = false;
+	u32 fp_bits = 0;
 	struct key_input in = { 0 };
 	struct bloom_geom g;
 	struct geom_opts o;
@@ -184,6 +228,10 @@ int cmd_build(int argc, char **argv)
 			force = true;
 		else if (c == OPT_COMPRESS)
 			compress = true;
+		else if (c == OPT_KIND)
+			fp_bits = kind_option(argv[0], optarg);
+		else if (c == OPT_VALUES)
+			in.values = true;
 		else if (!geom_option(&o, argv[0], c, optarg) &&
 			 !transport_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
@@ -195,9 +243,15 @@ int cmd_build(int argc, char **argv)
 		usage_error(argv[0], "--transport picks m, k and the layout: give --capacity and --fp-rate only");
 	if (o.max_mem && !o.transport)
 		usage_error(argv[0], "--max-memory goes with --transport");
+	if (in.values && !fp_bits && o.layout != BLOOM_LAYOUT_FUSE)
+		usage_error(argv[0], "--values builds a static map: give --kind fuse8 or fuse16");
 	in.args = argv + optind;
 	in.nargs = argc - optind;
 	keylist_load(&kl, (u8)o.key_type, &in, argv[0]);
+	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE) {
+		build_static(out, &o, fp_bits, &kl, compress);
+		goto done;
+	}
 	/* Without a size, sized for the keys read. */
 	if (!o.capacity && !o.bits && !o.hashes)
 		o.capacity = max(keylist_distinct(&kl, NULL), (u64)1);
@@ -207,6 +261,7 @@ int cmd_build(int argc, char **argv)
 		transport_geom(&o, &g);	/* and compressed: what it is for */
 
 	build_file(out, &g, &kl, force, compress || o.transport);
+done:
 	keylist_free(&kl);
 	free(in.files);
 	return EXIT_OK;

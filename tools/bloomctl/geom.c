@@ -230,6 +230,19 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	}
 }
 
+/* The seed asked for (and flagged fixed), or a random one. */
+void geom_seed(const struct geom_opts *o, const char *cmd,
+	       struct bloom_geom *g)
+{
+	if (o->seeded) {
+		g->seed = o->seed;
+		g->flags = BLOOM_F_FIXED_SEED;
+	} else if (getrandom(&g->seed, sizeof(g->seed), 0) !=
+		   sizeof(g->seed)) {
+		die("%s: getrandom: %s", cmd, strerror(errno));
+	}
+}
+
 /* The full geometry, as the kernel would make it (for build). */
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g)
@@ -253,13 +266,7 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 	} else if (!g->capacity) {
 		g->capacity = bloom_geom_default_capacity(g);
 	}
-	if (o->seeded) {
-		g->seed = o->seed;
-		g->flags = BLOOM_F_FIXED_SEED;
-	} else if (getrandom(&g->seed, sizeof(g->seed), 0) !=
-		   sizeof(g->seed)) {
-		die("%s: getrandom: %s", cmd, strerror(errno));
-	}
+	geom_seed(o, cmd, g);
 	if (bloom_geom_check(g))
 		die("%s: %s", cmd, geom_problem(g));
 }

@@ -8,6 +8,10 @@
  * surrounding whitespace is trimmed. In addr and net filters a line may
  * be a range of addresses, "a-b" (range.c).
  *
+ * With values (build --values), a key is followed by its value, after a
+ * blank ("192.0.2.0/24 3"), or its file gives one to all its keys
+ * ("-f spam.netset=1"); a line's own value comes first.
+ *
  * The whole input is parsed and validated before anything is sent to
  * the kernel: a malformed line stops bloomctl with "FILE:LINE: why"
  * and exit status 2, and nothing has been applied.
@@ -30,6 +34,9 @@ static void grow(struct keylist *kl)
 	kl->cap = kl->cap ? kl->cap * 2 : 1024;
 	kl->recs = xrealloc(kl->recs, kl->cap * kl->stride);
 	kl->where = xrealloc(kl->where, kl->cap * sizeof(*kl->where));
+	if (kl->with_values)
+		kl->values = xrealloc(kl->values,
+				      kl->cap * sizeof(*kl->values));
 }
 
 static u64 keep_text(struct keylist *kl, const char *text, size_t len)
@@ -63,6 +70,8 @@ static void push_rec(void *ctx, const void *rec)
 	kl->where[kl->count].line = o->line;
 	kl->where[kl->count].text = o->text;
 	kl->where[kl->count].source = kl->nsources ? kl->nsources - 1 : 0;
+	if (kl->with_values)
+		kl->values[kl->count] = kl->value;
 	kl->count++;
 }
 
@@ -97,6 +106,11 @@ static void add_key(struct keylist *kl, const char *text, size_t len,
 {
 	char why[WHY_MAX];
 
+	if (kl->with_values) {
+		if (keylist_add_line(kl, text, len, 0, why, sizeof(why)))
+			bad_key(kl, 0, cmd, why);
+		return;
+	}
 	if (parse_key(kl, text, len, 0, why, sizeof(why)))
 		bad_key(kl, 0, cmd, why);
 }
@@ -124,6 +138,53 @@ static size_t uncommented(const char *s, size_t len)
 	return len;
 }
 
+/* A value: decimal digits, up to BLOOM_FUSE_VALUE_BITS_MAX bits. */
+static bool parse_value(const char *s, size_t len, u32 *value)
+{
+	u64 v = 0;
+	size_t i;
+
+	if (!len || len > 6)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		v = v * 10 + (u64)(s[i] - '0');
+	}
+	*value = (u32)v;
+	return v < 1U << BLOOM_FUSE_VALUE_BITS_MAX;
+}
+
+/*
+ * The value of the key on this line: its last field, after a blank, or
+ * else its file's; cut from @len. -1 with @why when there is none.
+ */
+static int take_value(struct keylist *kl, const char *s, size_t *len,
+		      char *why, size_t whylen)
+{
+	size_t at = *len;
+
+	while (at && !isspace((unsigned char)s[at - 1]))
+		at--;
+	if (at) {
+		if (!parse_value(s + at, *len - at, &kl->value)) {
+			snprintf(why, whylen, "bad value '%.*s' (0 to %u)",
+				 (int)min(*len - at, (size_t)32), s + at,
+				 (1U << BLOOM_FUSE_VALUE_BITS_MAX) - 1);
+			return -1;
+		}
+		*len = at;
+		trim(s, len);
+		return 0;
+	}
+	if (!kl->file_has_value) {
+		snprintf(why, whylen, "no value: give \"KEY VALUE\", or -f FILE=VALUE");
+		return -1;
+	}
+	kl->value = kl->file_value;
+	return 0;
+}
+
 /**
  * keylist_add_line() - parse one line of a key file into @kl
  * @kl: the list, its type and stride set
@@ -144,6 +205,8 @@ int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 
 	len = uncommented(s, len);
 	s = trim(s, &len);
+	if (len && kl->with_values && take_value(kl, s, &len, why, whylen))
+		return -1;
 	return len ? parse_key(kl, s, len, lineno, why, whylen) : 0;
 }
 
@@ -156,8 +219,19 @@ static u64 input_size(FILE *f)
 	return (u64)st.st_size;
 }
 
-static void load_file(struct keylist *kl, const char *path, const char *cmd)
+/* With values, "FILE=VALUE" gives every key of FILE that value. */
+static const char *file_value(struct keylist *kl, const char *arg)
 {
+	const char *eq = strrchr(arg, '=');
+
+	kl->file_has_value = kl->with_values && eq &&
+			     parse_value(eq + 1, strlen(eq + 1), &kl->file_value);
+	return kl->file_has_value ? strndup(arg, (size_t)(eq - arg)) : arg;
+}
+
+static void load_file(struct keylist *kl, const char *arg, const char *cmd)
+{
+	const char *path = file_value(kl, arg);
 	bool std = !strcmp(path, "-");
 	FILE *f = std ? stdin : fopen(path, "r");
 	struct progress p;
@@ -207,6 +281,7 @@ void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 	memset(kl, 0, sizeof(*kl));
 	kl->type = type;
 	kl->stride = key_stride(type);
+	kl->with_values = in->values;
 	for (i = 0; i < in->nargs; i++)
 		add_key(kl, in->args[i], strlen(in->args[i]), cmd);
 	for (i = 0; i < in->nfiles; i++)
@@ -263,6 +338,8 @@ void keylist_push(struct keylist *kl, const void *rec)
 	kl->where[kl->count].line = 0;
 	kl->where[kl->count].text = 0;
 	kl->where[kl->count].source = 0;
+	if (kl->with_values)
+		kl->values[kl->count] = 0;
 	kl->count++;
 }
 
@@ -272,6 +349,7 @@ void keylist_free(struct keylist *kl)
 	free(kl->where);
 	free(kl->arena);
 	free(kl->sources);
+	free(kl->values);
 	memset(kl, 0, sizeof(*kl));
 }
 
