@@ -175,6 +175,7 @@ void name_copy(char *dst, const char *name);
 int dev_info(const char *name, struct bloom_ioc_info *in);
 int dev_stages(const char *name, struct stage_list *sl);
 int dev_names(char (**names)[BLOOM_NAME_MAX], u32 *count);
+int dev_fuse(const char *name, struct bloom_ioc_fuse *f);
 int dev_batch(unsigned long cmd, const char *name, const struct keylist *kl,
 	      size_t first, u32 count, void *results,
 	      struct bloom_ioc_batch *out);

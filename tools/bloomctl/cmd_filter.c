@@ -527,6 +527,9 @@ static u64 cuckoo_buckets(const struct bloom_ioc_info *in)
 	return in->bits / ((u64)BLOOM_CUCKOO_SLOTS * in->hashes);
 }
 
+/* What info shows of a static filter, beyond INFO (set by cmd_info()). */
+static struct bloom_ioc_fuse info_fuse;
+
 static void info_json(struct json *j, const struct bloom_ioc_info *in,
 		      const struct bloom_ioc_gen *gens,
 		      const struct stage_list *sl)
@@ -564,6 +567,12 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 		json_u64(j, "buckets", cuckoo_buckets(in));
 		json_u64(j, "slots_per_bucket", BLOOM_CUCKOO_SLOTS);
 	}
+	if (in->layout == BLOOM_LAYOUT_FUSE) {
+		json_u64(j, "fingerprint_bits", info_fuse.fp_bits);
+		json_u64(j, "value_bits", info_fuse.value_bits);
+		json_u64(j, "entries", info_fuse.entries);
+		json_u64(j, "segment_length", info_fuse.segment_len);
+	}
 	if (in->generations)
 		aging_json(j, in, gens);
 	if (stage_count(sl))
@@ -590,6 +599,19 @@ static const char *scope(const struct bloom_ioc_info *in,
 	if (in->generations)
 		return aging;
 	return stage_count(sl) ? stages : "";
+}
+
+/* A static filter: its entries, fingerprints and values. */
+static void fuse_text(void)
+{
+	const struct bloom_ioc_fuse *f = &info_fuse;
+
+	printf("%-16s %llu keys in %llu entries (segments of %u), %u-bit fingerprints",
+	       "static:", (unsigned long long)f->keys,
+	       (unsigned long long)f->entries, f->segment_len, f->fp_bits);
+	if (f->value_bits)
+		printf(", %u-bit values (a map)", f->value_bits);
+	printf("; rebuild to change\n");
 }
 
 /*
@@ -644,6 +666,8 @@ static void info_text(const struct bloom_ioc_info *in,
 		plens_text(in);
 	if (in->layout == BLOOM_LAYOUT_CUCKOO)
 		cuckoo_text(in);
+	if (in->layout == BLOOM_LAYOUT_FUSE)
+		fuse_text();
 	if (in->generations)
 		aging_text(in, gens);
 	if (stage_count(sl))
@@ -695,6 +719,23 @@ static void cuckoo_moves(const char *name)
 	       (unsigned long long)ck.failed);
 }
 
+/* A static filter's shape, from the kernel or from its file's geometry. */
+static void fuse_shape(const char *name, const struct bloom_core *file)
+{
+	u32 seg_len;
+
+	if (!file) {
+		if (dev_fuse(name, &info_fuse))
+			memset(&info_fuse, 0, sizeof(info_fuse));
+		return;
+	}
+	info_fuse.keys = file->g.capacity;
+	info_fuse.entries = bloom_fuse_entries(file->g.capacity, &seg_len);
+	info_fuse.segment_len = seg_len;
+	info_fuse.fp_bits = file->g.hashes;
+	info_fuse.value_bits = file->g.value_bits;
+}
+
 /* NAME, or a snapshot FILE (a path: it holds a '/'), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
@@ -711,6 +752,9 @@ int cmd_info(int argc, char **argv)
 		check_name(argv[0], argv[first]);
 		info_gens("info", argv[first], &in, gens, &sf.sl);
 	}
+	if (in.layout == BLOOM_LAYOUT_FUSE)
+		fuse_shape(argv[first], is_snap_path(argv[first]) ?
+					&sf.core[0] : NULL);
 	info_print(&in, gens, &sf.sl);
 	if (in.layout == BLOOM_LAYOUT_CUCKOO && !is_snap_path(argv[first]))
 		cuckoo_moves(argv[first]);

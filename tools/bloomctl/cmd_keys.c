@@ -83,6 +83,10 @@ static void keys_load(struct keys_cmd *k)
 	else
 		filter_key_type(k->cmd, k->name, &k->info);
 	type = k->info.key_type;
+	if (k->info.layout == BLOOM_LAYOUT_FUSE &&
+	    (!strcmp(k->cmd, "add") || !strcmp(k->cmd, "del")))
+		die("%s %s: static filter: rebuild it (bloomctl build --kind, then restore --replace)",
+		    k->cmd, k->name);
 
 	keylist_load(&k->kl, type, &k->in, k->cmd);
 	free(k->in.files);
@@ -409,8 +413,89 @@ static const char *lookup_kind(const struct keys_cmd *k)
 	return lpm ? "mixed" : "exact";
 }
 
+/* Do @k's keys have values (a static map)? Their width, or 0. */
+static u32 value_bits(const struct keys_cmd *k)
+{
+	struct bloom_ioc_fuse f;
+
+	if (k->info.layout != BLOOM_LAYOUT_FUSE)
+		return 0;
+	if (k->file)
+		return k->sf.core[0].g.value_bits;
+	return dev_fuse(k->name, &f) ? 0 : f.value_bits;
+}
+
+/* The key whose value key @i has: itself, or the prefix that matched. */
+static void value_key(const struct keys_cmd *k, size_t i, const u8 *matched,
+		      u8 *rec)
+{
+	struct bloom_key_net *net = (struct bloom_key_net *)rec;
+
+	memcpy(rec, keylist_rec(&k->kl, i), k->kl.stride);
+	if (k->kl.type == BLOOM_KEY_NET && matched[i] != NO_MATCH) {
+		net->plen = matched[i];
+		bloom_net_mask(net->addr, net->plen);
+	}
+}
+
+/*
+ * The values of a static map's present keys (BLOOM_VALUE_ABSENT for
+ * the absent ones), or NULL for a filter without values.
+ */
+static u32 *values_of(struct keys_cmd *k, const u8 *map, const u8 *matched)
+{
+	struct keylist probes = { .type = k->kl.type, .stride = k->kl.stride };
+	u8 rec[KEY_REC_MAX];
+	size_t i, at, len;
+	u32 *values, n;
+	struct bloom_ioc_batch b;
+	int err;
+
+	if (!value_bits(k))
+		return NULL;
+	for (i = 0; i < k->kl.count; i++) {
+		value_key(k, i, matched, rec);
+		keylist_push(&probes, rec);
+	}
+	values = xcalloc(k->kl.count + 1, sizeof(*values));
+	for (at = 0; at < probes.count; at += n) {
+		n = (u32)min((size_t)KEYS_PER_BATCH, probes.count - at);
+		if (!k->file) {
+			err = dev_batch(BLOOM_IOC_VALUE, k->name, &probes, at,
+					n, values + at, &b);
+			if (err)
+				batch_failed(k, err, at + b.done);
+			continue;
+		}
+		for (i = at; i < at + n; i++) {
+			const void *key = rec_key(probes.type,
+						  keylist_rec(&probes, i), &len);
+			u64 h = bloom_hash(&k->sf.core[0], key, len);
+
+			if (!bloom_fuse_lookup(&k->sf.core[0], k->sf.bits[0],
+					       h, &values[i]))
+				values[i] = BLOOM_VALUE_ABSENT;
+		}
+	}
+	for (i = 0; i < k->kl.count; i++)
+		if (!bit(map, i))
+			values[i] = BLOOM_VALUE_ABSENT;
+	keylist_free(&probes);
+	return values;
+}
+
+/* ", value 3" for a present key of a static map, else "". */
+static const char *value_note(const u32 *values, size_t i, char *buf,
+			      size_t size)
+{
+	if (!values || values[i] == BLOOM_VALUE_ABSENT)
+		return "";
+	snprintf(buf, size, ", value %u", values[i]);
+	return buf;
+}
+
 static void test_json(const struct keys_cmd *k, const u8 *map,
-		      const u8 *matched, u64 present)
+		      const u8 *matched, u64 present, const u32 *values)
 {
 	char prefix[INET6_ADDRSTRLEN + 8];
 	bool net = k->kl.type == BLOOM_KEY_NET;
@@ -425,6 +510,8 @@ static void test_json(const struct keys_cmd *k, const u8 *map,
 	json_u64(&j, "absent", k->kl.count - present);
 	if (net)
 		json_str(&j, "lookup", lookup_kind(k));
+	if (values && k->kl.count == 1 && present)
+		json_u64(&j, "value", values[0]);
 	if (k->verbose) {
 		json_array(&j, "results");
 		for (i = 0; i < k->kl.count; i++) {
@@ -433,6 +520,8 @@ static void test_json(const struct keys_cmd *k, const u8 *map,
 			json_object(&j, NULL);
 			json_str(&j, "key", keylist_text(&k->kl, i));
 			json_bool(&j, "present", bit(map, i));
+			if (values && bit(map, i))
+				json_u64(&j, "value", values[i]);
 			if (net)
 				json_str(&j, "lookup",
 					 lpm ? "longest-prefix" : "exact");
@@ -450,21 +539,23 @@ static void test_json(const struct keys_cmd *k, const u8 *map,
 }
 
 static void test_text(const struct keys_cmd *k, const u8 *map,
-		      const u8 *matched, u64 present)
+		      const u8 *matched, u64 present, const u32 *values)
 {
-	char note[INET6_ADDRSTRLEN + 64];
+	char note[INET6_ADDRSTRLEN + 64], value[32];
 	size_t i;
 
 	if (opts.quiet)
 		return;
 	if (k->verbose) {
 		for (i = 0; i < k->kl.count; i++)
-			printf("%s %s%s\n", keylist_text(&k->kl, i),
+			printf("%s %s%s%s\n", keylist_text(&k->kl, i),
 			       bit(map, i) ? "present" : "absent",
+			       value_note(values, i, value, sizeof(value)),
 			       lookup_note(k, i, matched, note, sizeof(note)));
 	} else if (k->kl.count == 1) {
-		printf("%s is %s %s%s\n", keylist_text(&k->kl, 0),
+		printf("%s is %s %s%s%s\n", keylist_text(&k->kl, 0),
 		       present ? "present in" : "absent from", k->name,
+		       value_note(values, 0, value, sizeof(value)),
 		       lookup_note(k, 0, matched, note, sizeof(note)));
 	} else {
 		printf("%llu of %zu key%s present in %s", (unsigned long long)present,
@@ -479,6 +570,7 @@ int cmd_test(int argc, char **argv)
 {
 	struct keys_cmd k;
 	u8 *map, *matched;
+	u32 *values;
 	u64 present;
 	int status;
 
@@ -490,11 +582,13 @@ int cmd_test(int argc, char **argv)
 		present = test_net(&k, map, matched);
 	else
 		present = send_keys(&k, &k.kl, BLOOM_IOC_TEST, map, NULL);
+	values = values_of(&k, map, matched);
 	if (opts.format == OUT_JSON)
-		test_json(&k, map, matched, present);
+		test_json(&k, map, matched, present, values);
 	else
-		test_text(&k, map, matched, present);
+		test_text(&k, map, matched, present, values);
 	status = present == k.kl.count ? EXIT_OK : EXIT_ABSENT;
+	free(values);
 	free(matched);
 	free(map);
 	keylist_free(&k.kl);

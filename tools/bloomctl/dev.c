@@ -210,6 +210,14 @@ int dev_name_op(unsigned long cmd, const char *name)
 	return dev_ioctl(cmd, &n);
 }
 
+/* A static filter's shape (BLOOM_IOC_FUSE). */
+int dev_fuse(const char *name, struct bloom_ioc_fuse *f)
+{
+	memset(f, 0, sizeof(*f));
+	name_copy(f->name, name);
+	return dev_ioctl(BLOOM_IOC_FUSE, f);
+}
+
 /* Why a command is not supported for filter @name (EOPNOTSUPP). */
 static const char *dev_unsupported(const char *name)
 {
@@ -218,7 +226,11 @@ static const char *dev_unsupported(const char *name)
 	struct stage_list sl;
 	int err = dev_info(name, &in);
 
-	if (!err && in.layout == BLOOM_LAYOUT_CUCKOO)
+	if (!err && in.layout == BLOOM_LAYOUT_FUSE)
+		snprintf(buf, sizeof(buf),
+			 "%s is a static filter: rebuild it (bloomctl build --kind, then restore --replace); no add, del, count or set algebra",
+			 name);
+	else if (!err && in.layout == BLOOM_LAYOUT_CUCKOO)
 		snprintf(buf, sizeof(buf),
 			 "%s is a cuckoo filter: halve, union, intersect and estimate do not apply to it",
 			 name);

@@ -818,6 +818,160 @@ static int cuckoo_info(const char *name, struct bloom_ioc_cuckoo *ck)
 }
 
 /*
+ * A static map of one key, built here from the format's definition
+ * (uapi/bloom.h) alone: n = 1 gives 12 entries in segments of 4; the
+ * key's entries are p0 = h * 4 >> 64, p1 = (p0 + 4) ^ (h >> 18 & 3) and
+ * p2 = (p0 + 8) ^ (h & 3), and they XOR to (fp << v) | value, fp the
+ * low f bits of h ^ h >> 32. So: entry p0 holds it, the others are 0.
+ */
+#define FUSE_F		8
+#define FUSE_V		4
+#define FUSE_W		(FUSE_F + FUSE_V)
+#define FUSE_SEED	0x1234ULL
+
+static size_t fuse_image(unsigned char *buf, const struct bloom_key_addr *k,
+			 unsigned int value)
+{
+	struct bloom_snap_hdr *h = (void *)buf;
+	uint64_t *words = (void *)(buf + sizeof(*h));
+	uint64_t hash = XXH64(k, sizeof(*k), FUSE_SEED), e, pos;
+	unsigned int p0 = (unsigned int)(hash >> 62);	/* h * 4 >> 64 */
+
+	memset(buf, 0, sizeof(*h) + 24);
+	h->magic = BLOOM_SNAP_MAGIC;
+	h->version = BLOOM_SNAP_VERSION_FUSE;
+	h->hdr_len = sizeof(*h);
+	h->layout = BLOOM_LAYOUT_FUSE;
+	h->key_type = BLOOM_KEY_ADDR;
+	h->hashes = FUSE_F;
+	h->bits = 12 * FUSE_W;
+	h->seed = FUSE_SEED;
+	h->inserted = 1;
+	h->capacity = 1;
+	h->reserved[0] = FUSE_V;
+	h->payload_len = 24;
+	e = ((hash ^ hash >> 32) & 0xff) << FUSE_V | value;
+	pos = (uint64_t)p0 * FUSE_W;
+	words[pos / 64] |= e << pos % 64;
+	if (pos % 64 + FUSE_W > 64)
+		words[pos / 64 + 1] |= e >> (64 - pos % 64);
+	seal(buf, sizeof(*h) + 24);
+	return sizeof(*h) + 24;
+}
+
+static int fuse_info(const char *name, struct bloom_ioc_fuse *f)
+{
+	memset(f, 0, sizeof(*f));
+	name_of(f->name, name);
+	return io(BLOOM_IOC_FUSE, f);
+}
+
+/* A key of 0x0a000000 + i that tests absent from "fz", from i up. */
+static int absent_from_fz(struct bloom_key_addr *k, int i)
+{
+	unsigned char bit = 1;
+
+	for (; bit && i < 100000; i++) {
+		addr4(k, 0x0a000000 + i);
+		bit = 0;
+		batch(BLOOM_IOC_TEST, "fz", k, 1, 16, &bit, NULL);
+	}
+	return bit ? -1 : i;
+}
+
+static void fuse_damage(const unsigned char *good, size_t len)
+{
+	static const struct { const char *what; int err; } t[] = {
+		{ "a value width over 16 is EINVAL", -EINVAL },
+		{ "reserved bits past the width are EINVAL", -EINVAL },
+		{ "entries that are not n's are EINVAL", -EINVAL },
+		{ "inserted other than n is EINVAL", -EINVAL },
+		{ "version 5 of a static filter is EINVAL", -EINVAL },
+	};
+	unsigned char buf[512];
+	struct bloom_snap_hdr *h = (void *)buf;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memcpy(buf, good, len);
+		if (i == 0)
+			h->reserved[0] = 17;
+		else if (i == 1)
+			h->reserved[0] = FUSE_V | 1 << 8;
+		else if (i == 2)
+			h->bits = 12 * FUSE_W - 8;
+		else if (i == 3)
+			h->inserted = 2;
+		else
+			h->version = BLOOM_SNAP_VERSION_CUCKOO;
+		seal(buf, len);
+		expect_err(t[i].what, restore("fzbad", buf, len, 0), t[i].err);
+	}
+}
+
+static void test_fuse(void)
+{
+	struct bloom_ioc_create c = { .bits = 12 * 8, .hashes = 8,
+				      .layout = BLOOM_LAYOUT_FUSE,
+				      .key_type = BLOOM_KEY_ADDR };
+	struct bloom_key_addr k[2];
+	unsigned char img[512], bit = 0, count;
+	unsigned char *again;
+	struct bloom_ioc_fuse f;
+	struct bloom_ioc_batch b;
+	__u32 values[2];
+	size_t len, len2;
+	int i;
+
+	name_of(c.name, "fzc");
+	expect_err("CREATE of a static filter is EOPNOTSUPP (built, restored)",
+		   io(BLOOM_IOC_CREATE, &c), -EOPNOTSUPP);
+	addr4(&k[0], 0xc0000201);
+	len = fuse_image(img, &k[0], 9);
+	expect_err("RESTORE a static map of one key, built by hand",
+		   restore("fz", img, len, 0), 0);
+	batch(BLOOM_IOC_TEST, "fz", k, 1, 16, &bit, NULL);
+	result(bit & 1, "its key tests present");
+	i = absent_from_fz(&k[1], 0);
+	result(i >= 0, "some other key tests absent");
+	expect_err("VALUE", batch(BLOOM_IOC_VALUE, "fz", k, 2, 16, values,
+				  &b), 0);
+	result(values[0] == 9 && values[1] == BLOOM_VALUE_ABSENT && b.hits == 1,
+	       "VALUE gives the key's value, 9, and absent for the other (%u, 0x%x)",
+	       values[0], values[1]);
+	expect_err("ADD to a static filter is EOPNOTSUPP",
+		   batch(BLOOM_IOC_ADD, "fz", k, 1, 16, NULL, &b), -EOPNOTSUPP);
+	result(b.done == 0, "and applied nothing");
+	expect_err("DEL is EOPNOTSUPP",
+		   batch(BLOOM_IOC_DEL, "fz", k, 1, 16, NULL, NULL),
+		   -EOPNOTSUPP);
+	expect_err("COUNT is EOPNOTSUPP",
+		   batch(BLOOM_IOC_COUNT, "fz", k, 1, 16, &count, NULL),
+		   -EOPNOTSUPP);
+	expect_err("BLOOM_IOC_FUSE", fuse_info("fz", &f), 0);
+	result(f.keys == 1 && f.entries == 12 && f.segment_len == 4 &&
+	       f.fp_bits == FUSE_F && f.value_bits == FUSE_V,
+	       "it tells 1 key, 12 entries in segments of 4, widths 8 and 4");
+	again = save("fz", &len2);
+	if (again)
+		seal(again, len2);
+	result(again && len2 == len && !memcmp(img, again, len),
+	       "SAVE gives back the snapshot restored, bit for bit");
+	free(again);
+	fuse_damage(img, len);
+	create("bl", 1 << 16, 4, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	expect_err("BLOOM_IOC_FUSE of a Bloom filter is EOPNOTSUPP",
+		   fuse_info("bl", &f), -EOPNOTSUPP);
+	batch(BLOOM_IOC_ADD, "bl", k, 1, 16, NULL, NULL);
+	values[0] = 7;
+	expect_err("VALUE of a Bloom filter",
+		   batch(BLOOM_IOC_VALUE, "bl", k, 1, 16, values, NULL), 0);
+	result(values[0] == 0, "a member of a filter without values has 0");
+	destroy("bl");
+	destroy("fz");
+}
+
+/*
  * A cuckoo filter through the ABI. Expected sizes are worked out here:
  * 1000 keys at 1 % is 264 buckets (1000 / 0.95 / 4, rounded up), and a
  * table that small gets a quarter more and 2: 332 buckets of 10-bit
@@ -1096,6 +1250,7 @@ int main(int argc, char **argv)
 	test_batches();
 	test_counting();
 	test_cuckoo();
+	test_fuse();
 	test_info_list();
 	test_pairs();
 	test_snapshots();
