@@ -6,8 +6,10 @@
  * key on the stack and probes: no lock, no allocation.
  *
  * Revision 1 adds the packet digest key; its match info is revision 0's
- * with a padding byte given a meaning, so one match function serves both
- * (revision 0's checkentry keeps that byte zero).
+ * with a padding byte given a meaning, so one match function serves
+ * revisions 0 to 2 (revision 0's checkentry keeps that byte zero).
+ * Revision 3 matches on a static map's values: a layout of its own, the
+ * same key and lookup code.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -37,6 +39,15 @@ static_assert(sizeof(struct xt_bloom_mtinfo1) ==
 	      sizeof(struct xt_bloom_mtinfo2));
 static_assert(offsetof(struct xt_bloom_mtinfo1, filter) ==
 	      offsetof(struct xt_bloom_mtinfo2, filter));
+static_assert(offsetof(struct xt_bloom_mtinfo3, ranges) % 4 == 0);
+static_assert((XT_BLOOM_FLAGS_ALL & (XT_BLOOM_VALUE | XT_BLOOM_VALUE_INVERT)) == 0);
+
+/* What forms a rule's key: every revision has these fields. */
+struct bloom_mt_rule {
+	u8 key_type;
+	u8 flags;
+	u8 digest_bytes;
+};
 
 /*
  * IPv4 addresses are keyed v4-mapped, so one filter holds both families.
@@ -133,13 +144,13 @@ static void put_addr(u8 *field, const struct in6_addr *a)
 
 /* Builds the rule's key from the packet; returns its length or 0. */
 static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
-		       const struct xt_bloom_mtinfo1 *info, const struct pkt *p,
+		       const struct bloom_mt_rule *r, const struct pkt *p,
 		       union bloom_mt_key *k)
 {
-	bool dst = info->flags & XT_BLOOM_DST;
+	bool dst = r->flags & XT_BLOOM_DST;
 	__be16 sport, dport;
 
-	switch (info->key_type) {
+	switch (r->key_type) {
 	case BLOOM_KEY_ADDR:	/* every byte written: no padding to clear */
 		put_addr(k->addr.addr, dst ? &p->daddr : &p->saddr);
 		return sizeof(k->addr);
@@ -173,115 +184,188 @@ static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
  * be one the rule did not ask for, even under "!".
  */
 static size_t make_digest(const struct sk_buff *skb,
-			  const struct xt_bloom_mtinfo1 *info,
-			  union bloom_mt_key *k)
+			  const struct bloom_mt_rule *r, union bloom_mt_key *k)
 {
-	if (bloom_digest_skb(skb, info->digest_bytes, &k->digest))
+	if (bloom_digest_skb(skb, r->digest_bytes, &k->digest))
 		return 0;
 	return sizeof(k->digest);
 }
 
-/* Revisions 0 and 1: their match infos share a layout. */
-static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
+/*
+ * Looks the packet's key up in @f; false if the packet has no key. With
+ * @value, the member's value too (update mode has none: refused).
+ */
+static bool probe(const struct sk_buff *skb, struct xt_action_param *par,
+		  const struct bloom_mt_rule *r, struct bloom_filter *f,
+		  bool *hit, u32 *value)
 {
-	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
-	bool invert = info->flags & XT_BLOOM_INVERT;
 	union bloom_mt_key key;
+	const u8 *addr;
 	struct pkt p;
 	size_t len;
-	bool hit;
 
-	if (info->key_type == BLOOM_KEY_DIGEST) {
-		len = make_digest(skb, info, &key);
+	if (r->key_type == BLOOM_KEY_DIGEST) {
+		len = make_digest(skb, r, &key);
 	} else {
-		parse(skb, par, info->key_type, &p);
-		if (info->key_type == BLOOM_KEY_NET)
-			return bloom_test_net(info->filter,
-					      info->flags & XT_BLOOM_DST ?
-					      p.daddr.s6_addr : p.saddr.s6_addr) ^
-			       invert;
-		len = make_key(skb, par, info, &p, &key);
+		parse(skb, par, r->key_type, &p);
+		if (r->key_type == BLOOM_KEY_NET) {
+			addr = r->flags & XT_BLOOM_DST ? p.daddr.s6_addr :
+							 p.saddr.s6_addr;
+			*hit = value ? bloom_value_net(f, addr, value) :
+				       bloom_test_net(f, addr);
+			return true;
+		}
+		len = make_key(skb, par, r, &p, &key);
 	}
 	if (!len)
 		return false;	/* no key: neither in nor out of the filter */
-	if (info->flags & XT_BLOOM_UPDATE)
-		hit = bloom_test_and_add(info->filter, &key, len) == 1;
+	if (value)
+		*hit = bloom_value(f, &key, len, value);
+	else if (r->flags & XT_BLOOM_UPDATE)
+		*hit = bloom_test_and_add(f, &key, len) == 1;
 	else
-		hit = bloom_test(info->filter, &key, len);
-	return hit ^ invert;
+		*hit = bloom_test(f, &key, len);
+	return true;
+}
+
+/* Revisions 0 to 2: their match infos share a layout. */
+static bool bloom_mt(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
+	const struct bloom_mt_rule r = {
+		.key_type = info->key_type,
+		.flags = info->flags,
+		.digest_bytes = info->digest_bytes,
+	};
+	bool hit;
+
+	if (!probe(skb, par, &r, info->filter, &hit, NULL))
+		return false;
+	return hit ^ !!(info->flags & XT_BLOOM_INVERT);
+}
+
+static bool value_in(const struct xt_bloom_mtinfo3 *info, u32 value)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->nranges; i++)
+		if (value >= info->ranges[i].min &&
+		    value <= info->ranges[i].max)
+			return true;
+	return false;
+}
+
+/*
+ * Revision 3: with XT_BLOOM_VALUE a member matches when its value is in
+ * a range (XT_BLOOM_VALUE_INVERT: in none); a non-member never does.
+ * XT_BLOOM_INVERT then inverts that whole answer.
+ */
+static bool bloom_mt3(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	const struct xt_bloom_mtinfo3 *info = par->matchinfo;
+	const struct bloom_mt_rule r = {
+		.key_type = info->key_type,
+		.flags = info->flags,
+		.digest_bytes = info->digest_bytes,
+	};
+	bool want = info->flags & XT_BLOOM_VALUE;
+	u32 value = 0;
+	bool hit;
+
+	if (!probe(skb, par, &r, info->filter, &hit, want ? &value : NULL))
+		return false;
+	if (hit && want)
+		hit = value_in(info, value) ^
+		      !!(info->flags & XT_BLOOM_VALUE_INVERT);
+	return hit ^ !!(info->flags & XT_BLOOM_INVERT);
 }
 
 /* What revision 1 adds: the digest key and its payload length. */
-static int check_digest(const struct xt_bloom_mtinfo1 *info)
+static int check_digest(const struct bloom_mt_rule *r)
 {
-	if (info->key_type != BLOOM_KEY_DIGEST) {
-		if (!info->digest_bytes)
+	if (r->key_type != BLOOM_KEY_DIGEST) {
+		if (!r->digest_bytes)
 			return 0;
 		pr_info_ratelimited("bloom: a payload length is for digest keys only\n");
 		return -EINVAL;
 	}
-	if (info->digest_bytes > BLOOM_DIGEST_BYTES_MAX) {
+	if (r->digest_bytes > BLOOM_DIGEST_BYTES_MAX) {
 		pr_info_ratelimited("bloom: a digest takes at most %d payload bytes, not %u\n",
-				    BLOOM_DIGEST_BYTES_MAX, info->digest_bytes);
+				    BLOOM_DIGEST_BYTES_MAX, r->digest_bytes);
 		return -ERANGE;
 	}
-	if (info->flags & XT_BLOOM_DST) {
+	if (r->flags & XT_BLOOM_DST) {
 		pr_info_ratelimited("bloom: a digest has no direction\n");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Every field but the filter's: @key_max ends the key types @rev knows. */
-static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
+/*
+ * The name and key fields, flags already checked against the revision's:
+ * @key_max ends the key types the revision knows.
+ */
+static int check_rule(const char *name, const struct bloom_mt_rule *r,
+		      u8 key_max)
 {
-	if ((info->flags & ~XT_BLOOM_FLAGS_ALL) ||
-	    memchr_inv(info->pad, 0, sizeof(info->pad)))
-		return -EINVAL;
 	/* Checked before anything prints it: no newline or escape in the log. */
-	if (bloom_name_check(info->name)) {
+	if (bloom_name_check(name)) {
 		pr_info_ratelimited("bloom: a rule names a filter by an invalid name\n");
 		return -EINVAL;
 	}
-	if (info->key_type == BLOOM_KEY_DIGEST_V1) {
+	if (r->key_type == BLOOM_KEY_DIGEST_V1) {
 		pr_info_ratelimited("bloom: digest keys changed: a %s rule is refused; update libxt_bloom (iptables) and recreate the filter with bloomctl create --key digest\n",
-				    bloom_key_type_name(info->key_type));
+				    bloom_key_type_name(r->key_type));
 		return -EINVAL;
 	}
-	if (info->key_type == BLOOM_KEY_BYTES || info->key_type >= key_max) {
+	if (r->key_type == BLOOM_KEY_BYTES || r->key_type >= key_max) {
 		pr_info_ratelimited("bloom: a rule of this revision cannot form %s keys\n",
-				    bloom_key_type_name(info->key_type));
+				    bloom_key_type_name(r->key_type));
 		return -EINVAL;
 	}
-	if (info->key_type == BLOOM_KEY_NET && (info->flags & XT_BLOOM_UPDATE)) {
+	if (r->key_type == BLOOM_KEY_NET && (r->flags & XT_BLOOM_UPDATE)) {
 		pr_info_ratelimited("bloom: update mode cannot add prefixes\n");
 		return -EINVAL;
 	}
-	return check_digest(info);
+	return check_digest(r);
+}
+
+/* Revisions 0 to 2: every field but the filter's. */
+static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
+{
+	const struct bloom_mt_rule r = {
+		.key_type = info->key_type,
+		.flags = info->flags,
+		.digest_bytes = info->digest_bytes,
+	};
+
+	if ((info->flags & ~XT_BLOOM_FLAGS_ALL) ||
+	    memchr_inv(info->pad, 0, sizeof(info->pad)))
+		return -EINVAL;
+	return check_rule(info->name, &r, key_max);
 }
 
 /* Takes the filter the rule names, if its key type is the rule's. */
-static int hold_filter(const struct xt_mtchk_param *par,
-		       struct xt_bloom_mtinfo1 *info)
+static int hold_filter(const struct xt_mtchk_param *par, const char *name,
+		       u8 key_type, struct bloom_filter **filter)
 {
 	struct bloom_filter *f;
 	u8 type;
 
-	f = bloom_get(par->net, info->name);
+	f = bloom_get(par->net, name);
 	if (IS_ERR(f)) {
-		pr_info_ratelimited("bloom: no filter named \"%s\"\n",
-				    info->name);
+		pr_info_ratelimited("bloom: no filter named \"%s\"\n", name);
 		return -ENOENT;
 	}
 	type = bloom_key_type(f);
-	if (type != info->key_type) {
+	if (type != key_type) {
 		pr_info_ratelimited("bloom: filter \"%s\" holds %s keys, the rule forms %s keys\n",
-				    info->name, bloom_key_type_name(type),
-				    bloom_key_type_name(info->key_type));
+				    name, bloom_key_type_name(type),
+				    bloom_key_type_name(key_type));
 		bloom_put(f);
 		return -EINVAL;
 	}
-	info->filter = f;
+	*filter = f;
 	return 0;
 }
 
@@ -297,16 +381,18 @@ static int bloom_mt_check0(const struct xt_mtchk_param *par)
 	if (info->digest_bytes)
 		return -EINVAL;
 	err = check_info(info, BLOOM_KEY_DIGEST_V1);
-	return err ?: hold_filter(par, info);
+	return err ?: hold_filter(par, info->name, info->key_type,
+				  &info->filter);
 }
 
-/* Revision 1's digest is the retired one: refused in check_info(). */
+/* Revision 1's digest is the retired one: refused in check_rule(). */
 static int bloom_mt_check1(const struct xt_mtchk_param *par)
 {
 	struct xt_bloom_mtinfo1 *info = par->matchinfo;
 	int err = check_info(info, BLOOM_KEY_DIGEST_V1 + 1);
 
-	return err ?: hold_filter(par, info);
+	return err ?: hold_filter(par, info->name, info->key_type,
+				  &info->filter);
 }
 
 static int bloom_mt_check2(const struct xt_mtchk_param *par)
@@ -315,13 +401,85 @@ static int bloom_mt_check2(const struct xt_mtchk_param *par)
 	int err = info->key_type == BLOOM_KEY_DIGEST_V1 ? -EINVAL :
 		  check_info(info, BLOOM_KEY_MAX);
 
-	return err ?: hold_filter(par, info);
+	return err ?: hold_filter(par, info->name, info->key_type,
+				  &info->filter);
 }
 
-/* Every revision: the layouts match. */
+/* Revision 3's value ranges, and that they go with its flags. */
+static int check_values(const struct xt_bloom_mtinfo3 *info)
+{
+	unsigned int i, n = info->nranges;
+
+	if (!(info->flags & XT_BLOOM_VALUE)) {
+		if (info->flags & XT_BLOOM_VALUE_INVERT) {
+			pr_info_ratelimited("bloom: a value inversion without a value match\n");
+			return -EINVAL;
+		}
+		if (n || memchr_inv(info->ranges, 0, sizeof(info->ranges))) {
+			pr_info_ratelimited("bloom: value ranges without a value match\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (info->flags & XT_BLOOM_UPDATE) {
+		pr_info_ratelimited("bloom: a value match cannot go with update mode (packets add no values)\n");
+		return -EINVAL;
+	}
+	if (!n || n > XT_BLOOM_VALUE_RANGES) {
+		pr_info_ratelimited("bloom: a value match takes 1 to %d ranges, not %u\n",
+				    XT_BLOOM_VALUE_RANGES, n);
+		return -ERANGE;
+	}
+	for (i = 0; i < n; i++) {
+		if (info->ranges[i].min > info->ranges[i].max) {
+			pr_info_ratelimited("bloom: value range %u is %u:%u, its start above its end\n",
+					    i + 1, info->ranges[i].min,
+					    info->ranges[i].max);
+			return -EINVAL;
+		}
+	}
+	if (memchr_inv(info->ranges + n, 0,
+		       sizeof(info->ranges[0]) * (XT_BLOOM_VALUE_RANGES - n))) {
+		pr_info_ratelimited("bloom: value ranges past the %u used are not zero\n",
+				    n);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int bloom_mt_check3(const struct xt_mtchk_param *par)
+{
+	struct xt_bloom_mtinfo3 *info = par->matchinfo;
+	const struct bloom_mt_rule r = {
+		.key_type = info->key_type,
+		.flags = info->flags,
+		.digest_bytes = info->digest_bytes,
+	};
+	int err;
+
+	if ((info->flags & ~XT_BLOOM_FLAGS_ALL3) ||
+	    memchr_inv(info->pad, 0, sizeof(info->pad))) {
+		pr_info_ratelimited("bloom: unknown flags or padding in a rule\n");
+		return -EINVAL;
+	}
+	err = info->key_type == BLOOM_KEY_DIGEST_V1 ? -EINVAL :
+	      check_rule(info->name, &r, BLOOM_KEY_MAX);
+	err = err ?: check_values(info);
+	return err ?: hold_filter(par, info->name, info->key_type,
+				  &info->filter);
+}
+
+/* Revisions 0 to 2: the layouts match. */
 static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
 {
 	const struct xt_bloom_mtinfo1 *info = par->matchinfo;
+
+	bloom_put(info->filter);
+}
+
+static void bloom_mt_destroy3(const struct xt_mtdtor_param *par)
+{
+	const struct xt_bloom_mtinfo3 *info = par->matchinfo;
 
 	bloom_put(info->filter);
 }
@@ -331,25 +489,27 @@ static void bloom_mt_destroy(const struct xt_mtdtor_param *par)
  * nft_compat fall back to NFPROTO_UNSPEC matches, and their frames have
  * no IP header for parse() to read.
  */
-#define BLOOM_MT_REG(rev, fam) {					\
+#define BLOOM_MT_REG(rev, fam, fn, dtor) {				\
 	.name = "bloom",						\
 	.revision = (rev),						\
 	.family = (fam),						\
-	.match = bloom_mt,						\
+	.match = (fn),							\
 	.checkentry = bloom_mt_check##rev,				\
-	.destroy = bloom_mt_destroy,					\
+	.destroy = (dtor),						\
 	.matchsize = sizeof(struct xt_bloom_mtinfo##rev),		\
 	.usersize = offsetof(struct xt_bloom_mtinfo##rev, filter),	\
 	.me = THIS_MODULE,						\
 }
 
 static struct xt_match bloom_mt_reg[] __read_mostly = {
-	BLOOM_MT_REG(0, NFPROTO_IPV4),
-	BLOOM_MT_REG(0, NFPROTO_IPV6),
-	BLOOM_MT_REG(1, NFPROTO_IPV4),
-	BLOOM_MT_REG(1, NFPROTO_IPV6),
-	BLOOM_MT_REG(2, NFPROTO_IPV4),
-	BLOOM_MT_REG(2, NFPROTO_IPV6),
+	BLOOM_MT_REG(0, NFPROTO_IPV4, bloom_mt, bloom_mt_destroy),
+	BLOOM_MT_REG(0, NFPROTO_IPV6, bloom_mt, bloom_mt_destroy),
+	BLOOM_MT_REG(1, NFPROTO_IPV4, bloom_mt, bloom_mt_destroy),
+	BLOOM_MT_REG(1, NFPROTO_IPV6, bloom_mt, bloom_mt_destroy),
+	BLOOM_MT_REG(2, NFPROTO_IPV4, bloom_mt, bloom_mt_destroy),
+	BLOOM_MT_REG(2, NFPROTO_IPV6, bloom_mt, bloom_mt_destroy),
+	BLOOM_MT_REG(3, NFPROTO_IPV4, bloom_mt3, bloom_mt_destroy3),
+	BLOOM_MT_REG(3, NFPROTO_IPV6, bloom_mt3, bloom_mt_destroy3),
 };
 
 static int __init bloom_mt_init(void)
@@ -366,6 +526,6 @@ module_init(bloom_mt_init);
 module_exit(bloom_mt_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Xtables: match addresses, ports, flows and packet digests in a Bloom filter");
+MODULE_DESCRIPTION("Xtables: match addresses, ports, flows and packet digests in a Bloom filter, or by a static map's values");
 MODULE_ALIAS("ipt_bloom");
 MODULE_ALIAS("ip6t_bloom");

@@ -72,4 +72,45 @@ struct xt_bloom_mtinfo2 {
 	struct bloom_filter *filter __attribute__((aligned(8)));
 };
 
+/*
+ * Revision 3: revision 2 and a match on the member's value, for static
+ * maps (BLOOM_LAYOUT_FUSE with values: each key carries a value, 0 to
+ * 65535; every other filter gives its members the value 0).
+ *   @flags      revision 2's, and
+ *               XT_BLOOM_VALUE: match a member only if its value is in
+ *               one of @ranges; never with XT_BLOOM_UPDATE
+ *               XT_BLOOM_VALUE_INVERT (with XT_BLOOM_VALUE only): match
+ *               a member only if its value is in none of @ranges
+ *               XT_BLOOM_INVERT still inverts the whole: with
+ *               XT_BLOOM_VALUE, "not a member with such a value"
+ *   @nranges    with XT_BLOOM_VALUE, 1 to XT_BLOOM_VALUE_RANGES: how
+ *               many of @ranges count; else 0
+ *   @ranges     inclusive ranges, min <= max, in any order; unused
+ *               ones zero
+ * Every other field is revision 2's.
+ */
+#define XT_BLOOM_VALUE		(1 << 3)	/* the member's value decides */
+#define XT_BLOOM_VALUE_INVERT	(1 << 4)	/* ... when in no range */
+#define XT_BLOOM_FLAGS_ALL3	(XT_BLOOM_FLAGS_ALL | XT_BLOOM_VALUE | \
+				 XT_BLOOM_VALUE_INVERT)
+#define XT_BLOOM_VALUE_RANGES	16
+
+struct xt_bloom_value_range {
+	__u16	min;
+	__u16	max;
+};
+
+struct xt_bloom_mtinfo3 {
+	char	name[BLOOM_NAME_MAX];
+	__u8	key_type;
+	__u8	flags;
+	__u8	digest_bytes;
+	__u8	nranges;
+	__u8	pad[4];			/* zero */
+	struct xt_bloom_value_range ranges[XT_BLOOM_VALUE_RANGES];
+
+	/* Used internally by the kernel */
+	struct bloom_filter *filter __attribute__((aligned(8)));
+};
+
 #endif /* _UAPI_XT_BLOOM_H */
