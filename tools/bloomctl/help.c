@@ -61,6 +61,11 @@
 "a '/' (which no filter name can), e.g. ./drop.bloom. It is verified as a\n" \
 "restore would verify it, and answered with the kernel's own filter code.\n"
 
+#define COMPRESS_HELP \
+"      --compress     write a compressed snapshot, for shipping: bit arrays\n" \
+"                     golomb-rice coded, counters and fingerprints zstd;\n" \
+"                     restore, info and test read it as any snapshot\n"
+
 #define OUT_HELP \
 "--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
 "same directory, fsync, rename) with mode 0600, because it holds the seed;\n" \
@@ -153,15 +158,17 @@ const struct command commands[] = {
 	  "Print how often KEY was added to a counting filter (an upper bound;\n"
 	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n\n"
 	  FILE_HELP },
-	{ "save", cmd_save, "NAME --out FILE",
+	{ "save", cmd_save, "NAME --out FILE [--compress]",
 	  "Save a filter to a snapshot file.\n\n" OUT_HELP "\n"
-	  "      --out FILE     the snapshot to write (- is stdout)\n" },
+	  "      --out FILE     the snapshot to write (- is stdout)\n"
+	  COMPRESS_HELP },
 	{ "restore", cmd_restore, "FILE [--name NAME] [--replace]",
 	  "Create a filter from a snapshot file, verified (checksum, size,\n"
 	  "geometry) before anything changes. The filter is named NAME, or by\n"
 	  "default after the file: its basename without the extension\n"
 	  "(/var/lib/bloom/bad.bloom restores as 'bad'). FILE - reads stdin and\n"
-	  "needs --name.\n\n"
+	  "needs --name. A compressed snapshot (save or build --compress) is\n"
+	  "decoded first, by bloomctl; the kernel gets the snapshot inside.\n\n"
 	  "      --name NAME    the filter's name\n"
 	  "      --replace      replace the contents of an existing filter of the\n"
 	  "                     same key type (rules using it see the new contents)\n" },
@@ -181,7 +188,8 @@ const struct command commands[] = {
 	  "status is 3. Exit status 2 if some filter could not be restored at all.\n\n"
 	  "      --replace      replace the contents of existing filters (a damaged\n"
 	  "                     snapshot then leaves the existing filter as it is)\n" },
-	{ "build", cmd_build, "--out FILE [GEOMETRY] [KEY...] [-f FILE]...",
+	{ "build", cmd_build,
+	  "--out FILE [GEOMETRY | --transport] [--compress] [KEY...] [-f FILE]...",
 	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
 	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
 	  "and 'add'. Without --seed the seed is random. Without --capacity or\n"
@@ -190,6 +198,12 @@ const struct command commands[] = {
 	  OUT_HELP "\n"
 	  "      --force        build past the capacity anyway\n"
 	  "      --out FILE     the snapshot to write (- is stdout)\n"
+	  COMPRESS_HELP
+	  "      --transport    the m, k and layout of calc --transport for\n"
+	  "                     --capacity and --fp-rate: the smallest compressed\n"
+	  "                     snapshot; implies --compress\n"
+	  "      --max-memory B with --transport: the filter's memory at most B\n"
+	  "                     (default 1GiB, the kernel's default limit)\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  GEOMETRY_HELP "\n" KEYS_HELP },
 	{ "union", cmd_union, "DST SRC",
@@ -209,19 +223,27 @@ const struct command commands[] = {
 	  "Estimate the number of distinct keys in a filter from its fill, or with\n"
 	  "two filters of the same geometry and seed, the sizes of their\n"
 	  "intersection and union.\n" },
-	{ "calc", cmd_calc, "--capacity N [--fp-rate E] [--grow [GROWING]]",
+	{ "calc", cmd_calc,
+	  "--capacity N [--fp-rate E] [--grow [GROWING] | --transport]",
 	  "Size a filter for each layout: m, k, bits per key, memory and the exact\n"
 	  "theoretical false-positive rate at capacity, beside the information-\n"
 	  "theoretic lower bound log2(1/E) bits per key. Needs no kernel.\n"
 	  "With --grow, what a growing filter of first capacity N costs once it\n"
 	  "holds 10, 100 and 1000 times N keys (stages, memory, bits per key, its\n"
 	  "rate then, and the rate it stays below), beside a filter sized for that\n"
-	  "many keys from the start (SIZED), in one layout.\n\n"
+	  "many keys from the start (SIZED), in one layout.\n"
+	  "With --transport, the filter for shipping (Mitzenmacher, Compressed\n"
+	  "Bloom Filters): for k = 1 to 8 in the standard and blocked layouts,\n"
+	  "the smallest m at E, its memory, and the expected size of its\n"
+	  "compressed snapshot (WIRE), beside the sized filters; the smallest WIRE\n"
+	  "within --max-memory is the one build --transport builds.\n\n"
 	  "  -n, --capacity N   keys (suffixes k, M, G; or 1e6)\n"
 	  "  -e, --fp-rate E    target rate, 1e-9 to 0.5: 0.01, 1% or 1e-3 (default 1%)\n"
 	  "  -l, --layout L     with --grow: blocked (default), standard or\n"
 	  "                     partitioned\n"
-	  GROW_HELP "\n"
+	  GROW_HELP
+	  "      --transport    sizes for the smallest compressed snapshot\n"
+	  "      --max-memory B with --transport: memory at most B (default 1GiB)\n\n"
 	  "Exit status 2 when no layout can hold N keys at E under the size cap.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
 	  "Show the help of bloomctl or of a subcommand.\n" },
