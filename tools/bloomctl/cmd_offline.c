@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bloomctl.h"
@@ -269,6 +270,7 @@ done:
 
 struct calc_row {
 	struct bloom_geom g;
+	const char *name;	/* the layout, or fuse8 and fuse16 */
 	int err;
 	u64 mem;		/* bytes */
 	double bits_per_key;	/* of memory */
@@ -280,6 +282,7 @@ static void calc_layout(u64 n, u64 ppb, u8 layout, struct calc_row *r)
 	struct bloom_core core;
 
 	memset(r, 0, sizeof(*r));
+	r->name = bloom_layout_name(layout);
 	r->err = bloom_geom_size(n, ppb, layout, &r->g);
 	if (r->err)
 		return;
@@ -289,10 +292,49 @@ static void calc_layout(u64 n, u64 ppb, u8 layout, struct calc_row *r)
 	r->fpr = geom_theory_fpr(&r->g, n);
 }
 
+/*
+ * A static filter of @n keys with f-bit fingerprints and no values, as
+ * build --kind fuse8 or fuse16 makes it: whatever the target, its rate
+ * is 2^-f.
+ */
+static void calc_fuse(u64 n, u32 f, const char *name, struct calc_row *r)
+{
+	struct bloom_core core;
+
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->err = bloom_fuse_geom(n, f, 0, &r->g);
+	if (r->err)
+		return;
+	bloom_core_init(&core, &r->g);
+	r->mem = bloom_array_bytes(&core);
+	r->bits_per_key = (double)r->mem * 8 / (double)n;
+	r->fpr = ldexp(1, -(int)f);
+}
+
+/* The Bloom layouts and the cuckoo table, then fuse8 and fuse16. */
+#define CALC_ROWS	(BLOOM_LAYOUT_FUSE + 2)
+
+static void calc_rows(u64 n, u64 ppb, struct calc_row *r)
+{
+	u8 l;
+
+	for (l = 0; l < BLOOM_LAYOUT_FUSE; l++)
+		calc_layout(n, ppb, l, &r[l]);
+	calc_fuse(n, 8, "fuse8", &r[l++]);
+	calc_fuse(n, 16, "fuse16", &r[l]);
+}
+
 /* A rate as a percentage, down to 10^-9: 1%, 0.1%, 1e-07%. */
 static void percent(double rate, char *buf, size_t size)
 {
 	snprintf(buf, size, "%.4g%%", rate * 100);
+}
+
+/* A static row's bound is its own rate's, f bits. */
+static double row_bound(const struct calc_row *r, double bound)
+{
+	return r->g.layout == BLOOM_LAYOUT_FUSE ? r->g.hashes : bound;
 }
 
 static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
@@ -306,9 +348,10 @@ static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
 	json_double(&j, "fp_rate", (double)ppb / BLOOM_PPB);
 	json_double(&j, "lower_bound_bits_per_key", bound);
 	json_array(&j, "layouts");
-	for (l = 0; l < BLOOM_LAYOUT_MAX; l++, r++) {
+	for (l = 0; l < CALC_ROWS; l++, r++) {
 		json_object(&j, NULL);
-		json_str(&j, "layout", bloom_layout_name(l));
+		json_str(&j, "layout", r->name);
+		json_bool(&j, "static", r->g.layout == BLOOM_LAYOUT_FUSE);
 		if (r->err) {
 			json_null(&j, "bits");
 			json_str(&j, "error", OVER_CAP);
@@ -318,7 +361,8 @@ static void calc_json(u64 n, u64 ppb, double bound, const struct calc_row *r)
 			json_double(&j, "bits_per_key", r->bits_per_key);
 			json_u64(&j, "memory_bytes", r->mem);
 			json_double(&j, "fp_rate_at_capacity", r->fpr);
-			json_double(&j, "overhead", r->bits_per_key / bound);
+			json_double(&j, "overhead",
+				    r->bits_per_key / row_bound(r, bound));
 		}
 		json_close(&j, '}');
 	}
@@ -335,8 +379,8 @@ static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
 	u8 l;
 
 	table_init(&t, "LAYOUT >M >K >BITS/KEY >MEMORY >FPR@N >VS-BOUND");
-	for (l = 0; l < BLOOM_LAYOUT_MAX; l++, r++) {
-		table_cell(&t, "%s", bloom_layout_name(l));
+	for (l = 0; l < CALC_ROWS; l++, r++) {
+		table_cell(&t, "%s", r->name);
 		if (r->err) {
 			for (int i = 0; i < 6; i++)
 				table_cell(&t, "-");
@@ -350,7 +394,7 @@ static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
 		table_cell(&t, "%.2f", r->bits_per_key);
 		table_cell(&t, "%s", mem);
 		table_cell(&t, "%s", fpr);
-		table_cell(&t, "x%.2f", r->bits_per_key / bound);
+		table_cell(&t, "x%.2f", r->bits_per_key / row_bound(r, bound));
 	}
 	percent((double)ppb / BLOOM_PPB, fpr, sizeof(fpr));
 	printf("capacity %llu, target false-positive rate %s\n",
@@ -358,6 +402,7 @@ static void calc_table(u64 n, u64 ppb, double bound, const struct calc_row *r)
 	table_print(&t);
 	printf("lower bound: %.2f bits/key (log2(1/E)); counting memory is 4 bits per counter\n",
 	       bound);
+	printf("fuse8, fuse16: static, built once from every key (build --kind); K is f, the rate 2^-f whatever the target, the bound f\n");
 	if (over)
 		printf("-: %s\n", OVER_CAP);
 }
@@ -368,7 +413,7 @@ static void calc_any(u64 n, u64 ppb, const struct calc_row *r)
 	char rate[32];
 	u8 l;
 
-	for (l = 0; l < BLOOM_LAYOUT_MAX; l++)
+	for (l = 0; l < CALC_ROWS; l++)
 		if (!r[l].err)
 			return;
 	percent((double)ppb / BLOOM_PPB, rate, sizeof(rate));
@@ -676,10 +721,9 @@ static void calc_options(int argc, char **argv, struct geom_opts *o)
 
 int cmd_calc(int argc, char **argv)
 {
-	struct calc_row rows[BLOOM_LAYOUT_MAX];
+	struct calc_row rows[CALC_ROWS];
 	struct geom_opts o;
 	double bound;
-	u8 l;
 
 	calc_options(argc, argv, &o);
 	if (o.transport) {
@@ -691,8 +735,7 @@ int cmd_calc(int argc, char **argv)
 		return EXIT_OK;
 	}
 	bound = log2_inverse(o.fpr_ppb);
-	for (l = 0; l < BLOOM_LAYOUT_MAX; l++)
-		calc_layout(o.capacity, o.fpr_ppb, l, &rows[l]);
+	calc_rows(o.capacity, o.fpr_ppb, rows);
 	calc_any(o.capacity, o.fpr_ppb, rows);
 	if (opts.format == OUT_JSON)
 		calc_json(o.capacity, o.fpr_ppb, bound, rows);
