@@ -5,8 +5,8 @@
  * beside one dependent random memory access over the same memory and
  * beside libbloom, all in one run so that the numbers compare.
  *
- *   bench-core [-o FILE] [-r REPS] [-e PPB] [-A | -C] [N...]
- *					(default N: 1e6 1e7 1e8; -C: 1e6 1e7)
+ *   bench-core [-o FILE] [-r REPS] [-e PPB] [-A | -C | -S] [N...]
+ *			(default N: 1e6 1e7 1e8; -C: 1e6 1e7; -S: 1e5 1e6 1e7)
  *
  * Per Bloom layout and N (8-byte keys, filter sized for N at PPB parts per
  * 10^9, default 1 %; cuckoo tables have a pass of their own, -C):
@@ -49,6 +49,20 @@
  *               factor as the table fills to N
  *   fpr         after N inserts, against bloom_theory_fpr_ppb(g, N)
  *   delete      ns per delete of present keys from the full table
+ *   goals       each met or not, with its figure
+ *
+ * -S: static filters (BLOOM_LAYOUT_FUSE) of f = 8 and 16 bits, beside the
+ * blocked filter of the same rate 2^-f (sized with PPB = 10^9 >> f);
+ * "st_*" lines in FILE under that PPB. Per N (10^5 fits in cache):
+ *   memory      bits per key, against f = log2(1/eps) and the goal of
+ *               1.15 f for fuse8 at 10^6; the blocked filter's
+ *   build       ns per key of the core's build, hashing, sorting and
+ *               seeds that fail included (bloomctl's loop)
+ *   fpr         over 10^7 keys never added, against 2^-f
+ *   lookups     bloom_fuse_lookup() (what bloom_test_hash() calls) and
+ *               a batch that prefetches each key's three entries, 16
+ *               keys at a time, beside the blocked filter's single
+ *               lookups and bloom_test_batch()
  *   goals       each met or not, with its figure
  */
 #include <errno.h>
@@ -836,16 +850,324 @@ static void run_cuckoo(const u64 *sizes, int nsizes)
 	}
 }
 
+/*
+ * -S: static filters (BLOOM_LAYOUT_FUSE) beside blocked filters of the
+ * same rate, 2^-f; "st_*" lines in FILE, under that rate's parts per
+ * 10^9. Keys 0 .. n - 1 are built (hashed, sorted, built: seeds that do
+ * not build give way to the next, as bloomctl's loop does), keys from 2n
+ * on are never members.
+ */
+#define ST_FPR_KEYS	10000000ULL	/* non-members for the FPR */
+#define ST_GROUP	16		/* keys a batch prefetches */
+#define ST_GOAL_BITS	1.15		/* x log2(1/eps), f = 8, n = 10^6 */
+#define ST_SLOWER	1.5		/* lookups within this of blocked */
+#define ST_IN_CACHE	100000ULL	/* n whose filters fit in L2 */
+
+struct st_result {
+	double bpk, blocked_bpk, build, fpr, sd, test[2], bat[2];
+	double btest[2], bbat[2], mib, bmib;
+	u32 seeds, k;
+};
+
+/* A static filter: its keys' entries built from @seed on. */
+static int st_build(struct ctx *x, u64 n, u32 f, u32 *seeds)
+{
+	struct bloom_fuse_item *it = malloc(n * sizeof(*it));
+	struct bloom_fuse_item *tmp = malloc(n * sizeof(*tmp));
+	struct bloom_geom g;
+	u64 i, distinct = n, seed;
+	void *scratch;
+	u32 dup[2], t;
+	int err = -EAGAIN;
+
+	if (!it || !tmp || bloom_fuse_geom(n, f, 0, &g))
+		exit(1);
+	g.seed = 1;
+	g.flags = BLOOM_F_FIXED_SEED;
+	bloom_core_init(&x->c, &g);
+	scratch = malloc(bloom_fuse_scratch_bytes(&x->c));
+	if (!scratch)
+		exit(1);
+	for (t = 0; err == -EAGAIN && t < BLOOM_FUSE_TRIES; t++) {
+		seed = 1 + t * BLOOM_FUSE_SEED_STEP;
+		x->c.g.seed = seed;
+		for (i = 0; i < n; i++) {
+			it[i].h = hash_of(&x->c, i);
+			it[i].value = 0;
+			it[i].idx = i;
+		}
+		err = bloom_fuse_sort(it, tmp, n, scratch, &distinct, dup);
+		if (err == -EEXIST) {
+			err = -EAGAIN;	/* two keys, one hash */
+			continue;
+		}
+		bloom_fuse_geom(distinct, f, 0, &g);
+		g.seed = seed;
+		g.flags = BLOOM_F_FIXED_SEED;
+		bloom_core_init(&x->c, &g);
+		memset(x->b, 0, bloom_array_bytes(&x->c));
+		err = bloom_fuse_build(&x->c, x->b, it, distinct, scratch);
+	}
+	*seeds = t;
+	free(scratch);
+	free(it);
+	free(tmp);
+	return err;
+}
+
+/* The kernel's lookup: bloom_test_hash(), which is bloom_fuse_lookup(). */
+static double t_st_single(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, hits = 0;
+	u32 v;
+
+	for (i = 0; i < OPS; i++)
+		hits += bloom_fuse_lookup(&x->c, x->b,
+					  hash_of(&x->c, base + pick(i, x->n)),
+					  &v);
+	x->sink += hits;
+	return (now_ns() - t) / OPS;
+}
+
+/*
+ * A batch: groups of ST_GROUP keys, their three entries computed and
+ * prefetched, then looked up, as cuckoo_test_batch() does with buckets.
+ */
+static u32 st_test_batch(const struct bloom_core *c,
+			 const struct bloom_bits *b, const u64 *h, u32 n,
+			 u64 *present)
+{
+	unsigned int w = c->g.hashes + c->g.value_bits, v = c->g.value_bits;
+	struct bloom_fuse_key k[ST_GROUP];
+	u32 i, j, g, e, hits = 0;
+
+	memset(present, 0, DIV_ROUND_UP(n, 64) * sizeof(u64));
+	for (i = 0; i < n; i += g) {
+		g = min(ST_GROUP, n - i);
+		for (j = 0; j < g; j++) {
+			bloom_fuse_key(c, h[i + j], &k[j]);
+			bloom_prefetch(&b->words[k[j].p[0] * w / 64]);
+			bloom_prefetch(&b->words[k[j].p[1] * w / 64]);
+			bloom_prefetch(&b->words[k[j].p[2] * w / 64]);
+		}
+		for (j = 0; j < g; j++) {
+			e = bloom_fuse_entry(c, b, k[j].p[0]) ^
+			    bloom_fuse_entry(c, b, k[j].p[1]) ^
+			    bloom_fuse_entry(c, b, k[j].p[2]);
+			if (e >> v != k[j].fp)
+				continue;
+			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
+			hits++;
+		}
+	}
+	return hits;
+}
+
+static double t_st_batch(struct ctx *x, u64 base)
+{
+	double t = now_ns();
+	u64 i, j;
+
+	for (i = 0; i < OPS / GROUP * GROUP; i += GROUP) {
+		for (j = 0; j < GROUP; j++)
+			x->h[j] = hash_of(&x->c, base + pick(i + j, x->n));
+		x->sink += st_test_batch(&x->c, x->b, x->h, GROUP, x->present);
+	}
+	return (now_ns() - t) / i;
+}
+
+/* The blocked filter of the same rate: bits per key and lookups. */
+static void st_blocked(u64 n, struct st_result *r)
+{
+	struct bloom_geom g = { .seed = 1, .flags = BLOOM_F_FIXED_SEED };
+	struct ctx x = { .n = n };
+	u64 bytes, i, j;
+
+	if (bloom_geom_size(n, fpr_ppb, BLOOM_LAYOUT_BLOCKED, &g))
+		exit(1);
+	bloom_core_init(&x.c, &g);
+	bytes = bloom_array_bytes(&x.c);
+	x.b = alloc_big(sizeof(*x.b) + bytes);
+	x.h = malloc(GROUP * sizeof(u64));
+	if (!x.h)
+		exit(1);
+	for (i = 0; i < n; i += GROUP) {
+		for (j = 0; j < min(GROUP, n - i); j++)
+			x.h[j] = hash_of(&x.c, i + j);
+		bloom_load_batch(&x.c, x.b, x.h, j);
+	}
+	r->k = g.hashes;
+	r->bmib = bytes / 1048576.0;
+	r->blocked_bpk = bytes * 8.0 / n;
+	record1("blocked", n, "st_bits_per_key", r->blocked_bpk);
+	record1("blocked", n, "st_k", g.hashes);
+	record1("blocked", n, "st_bytes", bytes);
+	timed(&x, "blocked", "st_test_present", t_single, 0, &r->btest[0]);
+	timed(&x, "blocked", "st_test_absent", t_single, n, &r->btest[1]);
+	timed(&x, "blocked", "st_batch_present", t_batch, 0, &r->bbat[0]);
+	timed(&x, "blocked", "st_batch_absent", t_batch, n, &r->bbat[1]);
+	if (x.sink == 42)
+		printf("\n");
+	free(x.b);
+	free(x.h);
+}
+
+static void st_run(u64 n, u32 f, struct st_result *r)
+{
+	const char *name = f == 8 ? "fuse8" : "fuse16";
+	struct ctx x = { .n = n };
+	struct bloom_geom g;
+	double v[MAXREPS], t;
+	u64 i, fp, bytes;
+	int rep, nb = n > 1000000 ? 1 : min(reps, 3);
+	u32 val;
+
+	if (bloom_fuse_geom(n, f, 0, &g))
+		exit(1);
+	bloom_core_init(&x.c, &g);
+	bytes = bloom_array_bytes(&x.c);
+	x.b = alloc_big(sizeof(*x.b) + bytes);
+	x.h = malloc(GROUP * sizeof(u64));
+	if (!x.h)
+		exit(1);
+	for (rep = 0; rep < nb; rep++) {
+		t = now_ns();
+		if (st_build(&x, n, f, &r->seeds))
+			exit(1);
+		v[rep] = (now_ns() - t) / n;
+	}
+	r->build = record(name, n, "st_build", v, nb);
+	record1(name, n, "st_seeds", r->seeds);
+	bytes = bloom_array_bytes(&x.c);
+	r->mib = bytes / 1048576.0;
+	r->bpk = bytes * 8.0 / n;
+	record1(name, n, "st_bytes", bytes);
+	record1(name, n, "st_bits_per_key", r->bpk);
+	record1(name, n, "st_k", f);
+	record1("theory", n, "st_log2", f);
+
+	/* Every member is found: a build that lost one is no filter. */
+	for (i = 0; i < n; i++)
+		if (!bloom_fuse_lookup(&x.c, x.b, hash_of(&x.c, i), &val)) {
+			printf("%s n = %llu: key %llu lost\n", name,
+			       (unsigned long long)n, (unsigned long long)i);
+			exit(1);
+		}
+	timed(&x, name, "st_test_present", t_st_single, 0, &r->test[0]);
+	timed(&x, name, "st_test_absent", t_st_single, 2 * n, &r->test[1]);
+	timed(&x, name, "st_batch_present", t_st_batch, 0, &r->bat[0]);
+	timed(&x, name, "st_batch_absent", t_st_batch, 2 * n, &r->bat[1]);
+
+	for (i = fp = 0; i < ST_FPR_KEYS; i++)
+		fp += bloom_fuse_lookup(&x.c, x.b, hash_of(&x.c, 2 * n + i),
+					&val);
+	r->fpr = fp / (double)ST_FPR_KEYS;
+	r->sd = sqrt(ldexp(1, -f) * (1 - ldexp(1, -f)) / ST_FPR_KEYS);
+	record1(name, n, "st_fpr", r->fpr);
+	record1(name, n, "st_fpr_theory", ldexp(1, -f));
+	record1(name, n, "st_fpr_sd", r->sd);
+	if (x.sink == 42)
+		printf("\n");
+	free(x.b);
+	free(x.h);
+	st_blocked(n, r);
+}
+
+static void run_static(const u64 *sizes, int nsizes)
+{
+	static const u32 fs[] = { 8, 16 };
+	struct st_result res[8][2], *r;
+	const u64 saved = fpr_ppb;
+	char text[200];
+	double q[4];
+	int si, fi;
+
+	for (si = 0; si < nsizes; si++) {
+		for (fi = 0; fi < 2; fi++) {
+			fpr_ppb = BLOOM_PPB >> fs[fi];
+			st_run(sizes[si], fs[fi], &res[si][fi]);
+			fflush(stdout);
+		}
+	}
+	fpr_ppb = saved;
+	printf("Static filters (fuse, f bits, rate 2^-f) beside blocked filters of that rate:\n");
+	printf("%-6s %10s | %6s %6s %6s %7s | %9s %9s %6s | %6s %5s\n",
+	       "kind", "keys", "b/key", "f", "1.15f", "blocked", "FPR",
+	       "2^-f", "sigma", "build", "seeds");
+	for (si = 0; si < nsizes; si++) {
+		for (fi = 0; fi < 2; fi++) {
+			r = &res[si][fi];
+			printf("fuse%-2u %10llu | %6.2f %6u %6.2f %7.2f | %9.6f %9.6f %+6.1f | %6.1f %5u\n",
+			       fs[fi], (unsigned long long)sizes[si], r->bpk,
+			       fs[fi], ST_GOAL_BITS * fs[fi], r->blocked_bpk,
+			       r->fpr, ldexp(1, -fs[fi]),
+			       (r->fpr - ldexp(1, -fs[fi])) / r->sd, r->build,
+			       r->seeds);
+		}
+	}
+	printf("(b/key: bits per key of memory; f = log2(1/eps); blocked: its bits per key at eps; build: ns per key, hashing, sorting and building)\n");
+	printf("Lookups (ns per key, hashing included, median of %d runs):\n",
+	       reps);
+	printf("%-8s %10s %7s | %11s | %11s\n", "layout", "keys", "MiB",
+	       "test p/a", "batch p/a");
+	for (si = 0; si < nsizes; si++) {
+		for (fi = 0; fi < 2; fi++) {
+			r = &res[si][fi];
+			printf("fuse%-4u %10llu %7.2f | %5.1f %5.1f | %5.1f %5.1f\n",
+			       fs[fi], (unsigned long long)sizes[si], r->mib,
+			       r->test[0], r->test[1], r->bat[0], r->bat[1]);
+			printf("blocked  %10llu %7.2f | %5.1f %5.1f | %5.1f %5.1f   (k = %u)\n",
+			       (unsigned long long)sizes[si], r->bmib,
+			       r->btest[0], r->btest[1], r->bbat[0], r->bbat[1],
+			       r->k);
+		}
+	}
+	for (si = 0; si < nsizes; si++) {
+		for (fi = 0; fi < 2; fi++) {
+			r = &res[si][fi];
+			if (fs[fi] == 8 && sizes[si] == 1000000) {
+				snprintf(text, sizeof(text),
+					 "fuse8 at most %.2f x log2(1/eps) bits per key, n = 10^6: %.2f against %.2f",
+					 ST_GOAL_BITS, r->bpk,
+					 ST_GOAL_BITS * fs[fi]);
+				ck_goal(r->bpk <= ST_GOAL_BITS * fs[fi], text);
+			}
+			snprintf(text, sizeof(text),
+				 "fuse%u FPR within 3 sigma of 2^-%u, n = %llu: %+.1f sigma",
+				 fs[fi], fs[fi], (unsigned long long)sizes[si],
+				 (r->fpr - ldexp(1, -fs[fi])) / r->sd);
+			ck_goal(fabs(r->fpr - ldexp(1, -fs[fi])) <= 3 * r->sd,
+				text);
+			if (sizes[si] > ST_IN_CACHE)
+				continue;
+			q[0] = r->test[0] / r->btest[0];
+			q[1] = r->test[1] / r->btest[1];
+			q[2] = r->bat[0] / r->bbat[0];
+			q[3] = r->bat[1] / r->bbat[1];
+			snprintf(text, sizeof(text),
+				 "fuse%u lookups within %.1fx blocked in cache, n = %llu: present %.2fx, absent %.2fx; batched %.2fx, %.2fx",
+				 fs[fi], ST_SLOWER,
+				 (unsigned long long)sizes[si], q[0], q[1],
+				 q[2], q[3]);
+			ck_goal(max(q[0], q[1]) <= ST_SLOWER &&
+				max(q[2], q[3]) <= ST_SLOWER, text);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	u64 sizes[8] = { 1000000, 10000000, 100000000 };
 	int nsizes = 3, si, opt;
-	bool aging = false, cuckoo = false;
+	bool aging = false, cuckoo = false, fuse = false;
 	u8 layout;
 
-	while ((opt = getopt(argc, argv, "o:r:e:AC")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:e:ACS")) != -1) {
 		if (opt == 'A')
 			aging = true;
+		else if (opt == 'S')
+			fuse = true;
 		else if (opt == 'C')
 			cuckoo = true;
 		else if (opt == 'e')
@@ -861,6 +1183,11 @@ int main(int argc, char **argv)
 	}
 	if (cuckoo)
 		nsizes = 2;	/* 10^6 and 10^7 */
+	if (fuse) {
+		sizes[0] = ST_IN_CACHE;	/* then 10^6 and 10^7 */
+		sizes[1] = 1000000;
+		sizes[2] = 10000000;
+	}
 	if (optind < argc)
 		nsizes = 0;
 	for (; optind < argc && nsizes < 8; optind++)
@@ -868,6 +1195,10 @@ int main(int argc, char **argv)
 
 	if (cuckoo) {
 		run_cuckoo(sizes, nsizes);
+		return 0;
+	}
+	if (fuse) {
+		run_static(sizes, nsizes);
 		return 0;
 	}
 	if (aging) {
@@ -884,8 +1215,9 @@ int main(int argc, char **argv)
 		struct result r;
 
 		for (layout = 0; layout < BLOOM_LAYOUT_MAX; layout++) {
-			if (layout == BLOOM_LAYOUT_CUCKOO)
-				continue;	/* inserts of its own: -C */
+			if (layout == BLOOM_LAYOUT_CUCKOO ||
+			    layout == BLOOM_LAYOUT_FUSE)
+				continue;	/* passes of their own: -C, -S */
 			run(layout, sizes[si], &r);
 			printf("%-12s %10llu %7.1f %5.1f %5.1f %5.1f | %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f %7.1f\n",
 			       bloom_layout_name(layout),

@@ -25,6 +25,15 @@
  * bloom_test_batch() prefetches Bloom probes, not buckets: its kind's own
  * lookups, with their sequence counts, are "api-cuckoo" below.
  *
+ * A static filter (layout fuse; K is its fingerprint bits f, 8 for 1 %)
+ * of keys 0 .. N - 1 is built in place by the core's bloom_fuse_sort()
+ * and bloom_fuse_build(), as bloomctl builds the file a RESTORE loads:
+ * the same entries. Its single lookups are bloom_test_hash() (that is,
+ * bloom_fuse_lookup()); its batches prefetch each key's three entries
+ * in groups of 16, then look them up. It has no "api" row: a named
+ * static filter is made only by a RESTORE of a snapshot, which this
+ * module does not do.
+ *
  * "api" is the whole in-kernel API path of a named blocked filter (the
  * registry's RCU pointer, the kind's test, the stats counter), what
  * xt_bloom calls per packet: bloom_test() on a filter in init_net.
@@ -73,6 +82,9 @@ static const char *const layouts[] = {
 #ifdef BLOOM_CUCKOO_SLOTS
 	"cuckoo",
 #endif
+#ifdef BLOOM_FUSE_SEED_STEP
+	"fuse",
+#endif
 };
 static_assert(ARRAY_SIZE(layouts) == BLOOM_LAYOUT_MAX,
 	      "a layout the benchmark does not know");
@@ -81,6 +93,12 @@ static_assert(ARRAY_SIZE(layouts) == BLOOM_LAYOUT_MAX,
 #define IS_CUCKOO(layout)	((layout) == BLOOM_LAYOUT_CUCKOO)
 #else
 #define IS_CUCKOO(layout)	false
+#endif
+#ifdef BLOOM_FUSE_SEED_STEP
+#define IS_FUSE(layout)		((layout) == BLOOM_LAYOUT_FUSE)
+#define FUSE_GROUP		16	/* keys a batch prefetches */
+#else
+#define IS_FUSE(layout)		false
 #endif
 
 struct kbench {
@@ -126,6 +144,108 @@ static void t_batch(struct kbench *x, u64 base)
 					    x->present);
 	}
 }
+
+#ifdef BLOOM_FUSE_SEED_STEP
+/*
+ * A static filter's batch: groups of FUSE_GROUP keys, their three
+ * entries computed and prefetched, then looked up (bloom_test_batch()
+ * prefetches Bloom probes, not entries).
+ */
+static u32 fuse_test_batch(const struct bloom_core *c,
+			   const struct bloom_bits *b, const u64 *h, u32 cnt)
+{
+	unsigned int w = c->g.hashes + c->g.value_bits, v = c->g.value_bits;
+	struct bloom_fuse_key k[FUSE_GROUP];
+	u32 i, j, g, e, hits = 0;
+
+	for (i = 0; i < cnt; i += g) {
+		g = min_t(u32, FUSE_GROUP, cnt - i);
+		for (j = 0; j < g; j++) {
+			bloom_fuse_key(c, h[i + j], &k[j]);
+			prefetch(&b->words[k[j].p[0] * w / 64]);
+			prefetch(&b->words[k[j].p[1] * w / 64]);
+			prefetch(&b->words[k[j].p[2] * w / 64]);
+		}
+		for (j = 0; j < g; j++) {
+			e = bloom_fuse_entry(c, b, k[j].p[0]) ^
+			    bloom_fuse_entry(c, b, k[j].p[1]) ^
+			    bloom_fuse_entry(c, b, k[j].p[2]);
+			hits += e >> v == k[j].fp;
+		}
+	}
+	return hits;
+}
+
+static void t_fuse_batch(struct kbench *x, u64 base)
+{
+	u64 i, j, key;
+
+	for (i = 0; i < OPS; i += GROUP) {
+		for (j = 0; j < GROUP; j++) {
+			key = pick(i + j, base);
+			x->h[j] = bloom_hash(&x->c, &key, sizeof(key));
+		}
+		x->hits += fuse_test_batch(&x->c, x->b, x->h, GROUP);
+	}
+}
+
+/*
+ * A static filter of keys 0 .. n - 1, built here by the core as bloomctl
+ * builds one (a seed that does not build gives way to the next); the
+ * entries are then what a RESTORE of bloomctl's file would hold.
+ */
+static int fill_fuse(struct kbench *x)
+{
+	struct bloom_fuse_item *it, *tmp;
+	struct bloom_geom g = x->c.g;
+	u64 i, key, distinct = n, seed0 = g.seed;
+	void *scratch;
+	unsigned int t;
+	int err = -ENOMEM;
+	u32 dup[2];
+
+	it = vmalloc(array_size(n, sizeof(*it)));
+	tmp = vmalloc(array_size(n, sizeof(*tmp)));
+	scratch = vmalloc(bloom_fuse_scratch_bytes(&x->c));
+	if (it && tmp && scratch)
+		err = -EAGAIN;
+	for (t = 0; err == -EAGAIN && t < BLOOM_FUSE_TRIES; t++) {
+		x->c.g.seed = seed0 + t * BLOOM_FUSE_SEED_STEP;
+		for (i = 0; i < n; i++) {
+			key = i;
+			it[i].h = bloom_hash(&x->c, &key, sizeof(key));
+			it[i].value = 0;
+			it[i].idx = i;
+		}
+		err = bloom_fuse_sort(it, tmp, n, scratch, &distinct, dup);
+		if (err == -EEXIST) {
+			err = -EAGAIN;	/* two keys, one hash */
+			continue;
+		}
+		err = bloom_fuse_geom(distinct, g.hashes, 0, &g);
+		if (err)
+			break;
+		g.seed = x->c.g.seed;
+		g.flags = BLOOM_F_FIXED_SEED;
+		bloom_core_init(&x->c, &g);
+		memset(x->b->words, 0, bloom_array_bytes(&x->c));
+		err = bloom_fuse_build(&x->c, x->b, it, distinct, scratch);
+	}
+	vfree(scratch);
+	vfree(tmp);
+	vfree(it);
+	return err;
+}
+#else
+static void t_fuse_batch(struct kbench *x, u64 base)
+{
+}
+
+static int fill_fuse(struct kbench *x)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 static void t_bpf(struct kbench *x, u64 base)
 {
@@ -236,6 +356,8 @@ static int fill(struct kbench *x)
 	u64 i, j, key;
 	int err = 0;
 
+	if (IS_FUSE(x->c.g.layout))
+		return fill_fuse(x);
 	for (i = 0; i < n && !err; i += GROUP) {
 		for (j = 0; j < min_t(u64, GROUP, n - i); j++) {
 			key = i + j;
@@ -269,7 +391,10 @@ static int bench_layout(struct kbench *x, u8 layout)
 	      check_hits(what, timed(x, t_single, 0, what, k, "test_present"));
 	if (!err)
 		timed(x, t_single, n, what, k, "test_absent");
-	if (!err && !IS_CUCKOO(layout)) {
+	if (!err && IS_FUSE(layout)) {
+		timed(x, t_fuse_batch, 0, what, k, "batch_present");
+		timed(x, t_fuse_batch, n, what, k, "batch_absent");
+	} else if (!err && !IS_CUCKOO(layout)) {
 		timed(x, t_batch, 0, what, k, "batch_present");
 		timed(x, t_batch, n, what, k, "batch_absent");
 	}
