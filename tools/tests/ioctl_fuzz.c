@@ -10,7 +10,9 @@
  * unmapped guard page, or kernel-looking and huge values; now and then
  * the struct is fully random bytes. RESTORE mostly gets real snapshots,
  * saved from the pool and sealed here, sometimes damaged, sometimes
- * resealed after the damage. Several processes run at once.
+ * resealed after the damage; now and then a static filter's snapshot
+ * (built by bloomctl, below), the only way one is made, so that ADD, DEL
+ * and the rest meet static filters too. Several processes run at once.
  *
  * Every return must be 0 or an errno the command documents (below); any
  * other is a failure and the call is printed. At the end, with every
@@ -65,8 +67,9 @@ static const errmask allowed[NCMDS + 1] = {
 	[1] = ANY | E(EINVAL) | E(EEXIST) | E(ENOSPC) | E(E2BIG), /* CREATE */
 	[2] = ANY | E(EINVAL) | E(ENOENT) | E(EBUSY),		/* DESTROY */
 	[3] = ANY | E(EINVAL) | E(ENOENT) | E(EEXIST) | E(EBUSY), /* RENAME */
-	[4] = ANY | E(EINVAL) | E(ENOENT),			/* CLEAR */
-	[5] = BATCH_ERRS | E(ENOSPC),	/* ADD: a full cuckoo filter */
+	[4] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* CLEAR */
+	/* ADD: ENOSPC a full cuckoo filter, EOPNOTSUPP a static one. */
+	[5] = BATCH_ERRS | E(ENOSPC) | E(EOPNOTSUPP),
 	[6] = BATCH_ERRS,					/* TEST */
 	[7] = BATCH_ERRS | E(EOPNOTSUPP),			/* DEL */
 	[8] = BATCH_ERRS | E(EOPNOTSUPP),			/* COUNT */
@@ -88,6 +91,9 @@ static const errmask allowed[NCMDS + 1] = {
 	[20] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* STAGES */
 	/* EOPNOTSUPP: not a cuckoo filter. */
 	[21] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* CUCKOO */
+	/* EOPNOTSUPP: not a static filter. */
+	[22] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* FUSE */
+	[23] = BATCH_ERRS,					/* VALUE */
 	[BAD_CMD] = E(ENOTTY),
 };
 
@@ -95,8 +101,10 @@ static const char *const cmd_names[NCMDS + 1] = {
 	"VERSION", "CREATE", "DESTROY", "RENAME", "CLEAR", "ADD", "TEST",
 	"DEL", "COUNT", "INFO", "LIST", "SWAP", "UNION", "INTERSECT",
 	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE", "STAGES",
-	"CUCKOO", "(unknown)",
+	"CUCKOO", "FUSE", "VALUE", "(unknown)",
 };
+static_assert(sizeof(cmd_names) / sizeof(cmd_names[0]) == NCMDS + 1,
+	      "a command the fuzzer does not name");
 
 static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_VERSION, BLOOM_IOC_CREATE, BLOOM_IOC_DESTROY,
@@ -105,7 +113,27 @@ static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_SWAP, BLOOM_IOC_UNION, BLOOM_IOC_INTERSECT, BLOOM_IOC_HALVE,
 	BLOOM_IOC_ESTIMATE, BLOOM_IOC_SAVE, BLOOM_IOC_RESTORE,
 	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE, BLOOM_IOC_STAGES,
-	BLOOM_IOC_CUCKOO,
+	BLOOM_IOC_CUCKOO, BLOOM_IOC_FUSE, BLOOM_IOC_VALUE,
+};
+
+/*
+ * A static map: 192.0.2.1 to 192.0.2.5 with values 1 to 5, fuse8, seed
+ * 0x5eed (bloomctl build --kind fuse8 --values --key addr --seed 0x5eed).
+ */
+static const uint8_t static_snap[] = {
+	0x42, 0x4c, 0x4d, 0x46, 0x06, 0x00, 0x70, 0x00, 0x05, 0x01, 0x01, 0x00,
+	0x08, 0x00, 0x00, 0x00, 0x08, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xed, 0x5e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0xfd, 0x0b, 0xaf,
+	0xea, 0x52, 0x8b, 0xb5, 0x00, 0x00, 0x80, 0x37, 0xd4, 0x0e, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0xd3, 0x00, 0x40, 0x46, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfa, 0x03, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
 /* Per process, in shared memory: calls and successes per command. */
@@ -446,6 +474,10 @@ static void fill_restore(struct bloom_ioc_restore *r)
 		r->buf = ptr(r->len);
 		return;
 	}
+	if (one_in(4)) {
+		memcpy(snap, static_snap, sizeof(static_snap));
+		snap_len = sizeof(static_snap);
+	}
 	r->buf = (uintptr_t)snap;
 	r->len = snap_len;
 	switch (below(6)) {
@@ -510,7 +542,7 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 	case 3: case 11: case 12: case 13: case 15:
 		fill_pair(arg);
 		break;
-	case 5: case 6: case 7: case 8:
+	case 5: case 6: case 7: case 8: case 23:
 		fill_batch(arg);
 		break;
 	case 9:
@@ -541,6 +573,13 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 		name(((struct bloom_ioc_cuckoo *)arg)->name);
 		if (one_in(20))
 			((struct bloom_ioc_cuckoo *)arg)->moves = rnd();
+		break;
+	case 22:
+		name(((struct bloom_ioc_fuse *)arg)->name);
+		if (one_in(20))
+			((struct bloom_ioc_fuse *)arg)->reserved = rnd();
+		if (one_in(20))
+			((struct bloom_ioc_fuse *)arg)->reserved2[below(2)] = rnd();
 		break;
 	}
 }

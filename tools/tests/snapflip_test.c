@@ -8,7 +8,10 @@
  * error (EPROTO, EPROTONOSUPPORT, EINVAL, E2BIG, EMSGSIZE, EBADMSG,
  * ERANGE), no filter may appear, and the saved filter must keep its
  * contents. The unflipped file restores (so the refusals are the flips'
- * doing). Runs in a network namespace of its own; root, bloom.ko loaded.
+ * doing). A static filter (version 6) cannot be created: its snapshot,
+ * five addresses with values (bloomctl build --kind fuse8 --values), is
+ * restored instead, and the kernel's save of it must be the same bytes.
+ * Runs in a network namespace of its own; root, bloom.ko loaded.
  * Prints "ok - snapflip: ..." lines and the errors seen.
  */
 #define _GNU_SOURCE
@@ -35,6 +38,27 @@
 #define MAX_ERRNO	256
 
 static int fd, failed;
+
+/*
+ * 192.0.2.1 to 192.0.2.5 with values 1 to 5, fuse8, seed 0x5eed:
+ *   bloomctl build --kind fuse8 --values --key addr --seed 0x5eed
+ * 24 entries of 8 + 3 bits.
+ */
+static const uint8_t static_snap[] = {
+	0x42, 0x4c, 0x4d, 0x46, 0x06, 0x00, 0x70, 0x00, 0x05, 0x01, 0x01, 0x00,
+	0x08, 0x00, 0x00, 0x00, 0x08, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xed, 0x5e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0xfd, 0x0b, 0xaf,
+	0xea, 0x52, 0x8b, 0xb5, 0x00, 0x00, 0x80, 0x37, 0xd4, 0x0e, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0xd3, 0x00, 0x40, 0x46, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfa, 0x03, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
 
 static void result(int ok, const char *fmt, ...)
 {
@@ -210,10 +234,21 @@ static void one_layout(uint8_t layout, const char *lname, struct tally *all)
 	int err, i;
 
 	destroy("orig");
-	/* 512 bits: 4 slices, or 8 buckets of four 16-bit fingerprints. */
-	err = create("orig", layout, layout == BLOOM_LAYOUT_PARTITIONED ? 4 :
-				     layout == BLOOM_LAYOUT_CUCKOO ? 16 : 3);
-	snap = err ? NULL : save("orig", &len);
+	if (layout == BLOOM_LAYOUT_FUSE) {
+		err = restore("orig", static_snap, sizeof(static_snap), 0);
+		snap = err ? NULL : save("orig", &len);
+		result(snap && len == sizeof(static_snap) &&
+		       !memcmp(snap, static_snap, len),
+		       "%s: a static snapshot restores, and saves as the same %zu bytes (%s)",
+		       lname, sizeof(static_snap),
+		       err ? strerrorname_np(-err) : "ok");
+	} else {
+		/* 512 bits: 4 slices, or 8 buckets of four 16-bit slots. */
+		err = create("orig", layout,
+			     layout == BLOOM_LAYOUT_PARTITIONED ? 4 :
+			     layout == BLOOM_LAYOUT_CUCKOO ? 16 : 3);
+		snap = err ? NULL : save("orig", &len);
+	}
 	if (!snap) {
 		result(0, "%s: a %d-bit filter is created, filled and saved",
 		       lname, BITS);
@@ -246,6 +281,7 @@ int main(void)
 {
 	static const char *const lnames[BLOOM_LAYOUT_MAX] = {
 		"blocked", "standard", "partitioned", "counting", "cuckoo",
+		"fuse",
 	};
 	struct tally all = {};
 	int layout, i;

@@ -22,7 +22,9 @@
  * its stage's size, then S arrays of the geometries bloom_stage_geom()
  * gives, oldest first. A version 5 payload (a cuckoo table) is one
  * array like version 2's; its stats count slots, lookups read slots
- * that may cross words.
+ * that may cross words. A version 6 payload (a static filter, values
+ * or not) is one array of entries of f + v bits: its lookups XOR three
+ * entries that may cross words, and a value found is below 2^v.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +38,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len);
 
 static bool fix_checksum;
 static unsigned long loaded, loaded_aging, loaded_grown, loaded_cuckoo;
+static unsigned long loaded_static;
 
 static void report(void)
 {
 	fprintf(stderr,
-		"snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown, %lu cuckoo%s\n",
-		loaded, loaded_aging, loaded_grown, loaded_cuckoo,
+		"snapshot-fuzz: %lu inputs loaded as filters, %lu aging, %lu grown, %lu cuckoo, %lu static%s\n",
+		loaded, loaded_aging, loaded_grown, loaded_cuckoo, loaded_static,
 		fix_checksum ? " (checksums recomputed)" : "");
 }
 
@@ -66,6 +69,17 @@ static void exercise(const struct bloom_core *c, const struct bloom_bits *b)
 		abort();
 	for (h = 0; h < 4; h++)
 		bloom_test_hash(c, b, h * 0x9e3779b97f4a7c15ULL);
+	if (c->g.layout != BLOOM_LAYOUT_FUSE)
+		return;
+	if (st.inserted != c->g.capacity)
+		abort();
+	for (h = 0; h < 64; h++) {
+		u32 v = 0;
+
+		if (bloom_fuse_lookup(c, b, h * 0x9e3779b97f4a7c15ULL, &v) &&
+		    v >> c->g.value_bits)
+			abort();
+	}
 }
 
 /*
@@ -254,6 +268,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 	loaded++;
 	loaded_aging += !!info.geom.gens;
 	loaded_cuckoo += info.geom.layout == BLOOM_LAYOUT_CUCKOO;
+	loaded_static += info.geom.layout == BLOOM_LAYOUT_FUSE;
 out:
 	for (i = 0; i < n; i++)
 		free(b[i]);
