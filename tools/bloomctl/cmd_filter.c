@@ -227,6 +227,8 @@ int cmd_create(int argc, char **argv)
 	positional(argv[0], argc - optind, 1, 1, "NAME");
 	name = argv[optind];
 	check_name(argv[0], name);
+	if (o.layout == BLOOM_LAYOUT_FUSE)
+		usage_error(argv[0], "a static filter is built from its keys, not created: bloomctl build --kind fuse8 ... --out FILE, then bloomctl restore FILE");
 	geom_opts_finish(&o, argv[0]);
 	age_opts_finish(&o, argv[0]);
 	grow_opts_finish(&o, argv[0]);
