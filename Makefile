@@ -57,7 +57,7 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/nft-compat-test $(BUILD)/caps-test \
 	$(BUILD)/fault-test $(BUILD)/fail-nth $(BUILD)/libfailnth.so \
 	$(BUILD)/stress-test $(BUILD)/ioctl-fuzz $(BUILD)/snapflip-test \
-	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl)
+	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl $(BUILD)/prefix-test)
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
 $(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c \
@@ -114,6 +114,14 @@ $(BUILD)/keys-fuzz $(BUILD)/input-fuzz: $(BUILD)/%-fuzz: tools/tests/%_fuzz.c \
 	@mkdir -p $(BUILD)
 	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $< $(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
+		$(CORE_SRC) $(LDLIBS) $(BLOOMCTL_LIBS) -lm
+
+# Prefix expansion against a brute-force walk: bloomctl but main() linked.
+$(BUILD)/prefix-test: tools/tests/prefix_test.c $(BLOOMCTL_SRC) \
+		$(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< \
+		$(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
 		$(CORE_SRC) $(LDLIBS) $(BLOOMCTL_LIBS) -lm
 
 $(BUILD)/ioctl-fuzz: tools/tests/ioctl_fuzz.c uapi/bloom.h uapi/bloom_ioctl.h

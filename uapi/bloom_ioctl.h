@@ -62,6 +62,9 @@ struct bloom_ioc_version {
  * @fpr_ppb, its first stage gets fpr_ppb (1 - tighten_pct / 100), so
  * that all stages together stay below @fpr_ppb. Counting filters and
  * aging ones cannot grow. Memory is accounted for the stages it has.
+ *
+ * A static filter (BLOOM_LAYOUT_FUSE) is built from its keys and
+ * arrives by BLOOM_IOC_RESTORE: CREATE of that layout is EOPNOTSUPP.
  */
 struct bloom_ioc_create {
 	char	name[BLOOM_NAME_MAX];

@@ -364,6 +364,45 @@ u32 fuse_value_bits(const struct keylist *kl);
 struct bloom_bits *fuse_build(struct bloom_geom *g, const struct keylist *kl,
 			      const char *cmd);
 
+/* prefixes.c: net keys stored at a few prefix lengths */
+#define BLOOM_PLEN_MAX		128
+#define EXPAND_MAX_BITS		16	/* a prefix becomes at most 2^16 keys */
+#define EXPAND_BUDGET		2	/* by default, at most twice the keys */
+#define OPT_PREFIX_LENGTHS	0x125
+#define OPT_PROBES		0x126
+#define PREFIX_LONGOPTS							\
+	{ "prefix-lengths", required_argument,	NULL, OPT_PREFIX_LENGTHS }, \
+	{ "probes",	required_argument,	NULL, OPT_PROBES }
+
+struct plen_set {
+	u64 w[BLOOM_PLEN_WORDS];
+};
+
+enum { PREFIX_AUTO, PREFIX_ALL, PREFIX_LIST };
+
+struct prefix_opts {
+	int mode;		/* PREFIX_* */
+	struct plen_set lens;	/* PREFIX_LIST */
+	unsigned int probes;	/* PREFIX_AUTO: at most this many; 0: any */
+};
+
+bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
+		   const char *arg);
+unsigned int plen_count(const struct plen_set *s);
+unsigned int plen_target(const struct plen_set *s, unsigned int l);
+u64 prefix_choose(const u64 *hist, unsigned int max_probes, u64 budget,
+		  struct plen_set *out);
+size_t prefix_expand(const void *keys, size_t n, size_t stride,
+		     const struct plen_set *lens,
+		     void (*emit)(void *ctx, const struct bloom_key_net *k,
+				  size_t origin),
+		     void *ctx);
+void prefix_histogram(const struct keylist *kl, u64 *hist);
+void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
+		 const struct plen_set *held, u64 room, struct plen_set *lens,
+		 const char *cmd);
+void keylist_expand(struct keylist *kl, const struct plen_set *lens);
+
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {
 	u32 nstages;		/* arrays: 1, or a growing filter's stages */

@@ -22,6 +22,9 @@ struct keys_cmd {
 	bool match;		/* test: net keys match as packets do */
 	bool force;		/* add: even past the filter's capacity */
 	bool file;		/* test, count: NAME is a snapshot file */
+	struct prefix_opts po;	/* add: net keys' prefix lengths */
+	size_t listed;		/* keys given, before the expansion */
+	unsigned int stored_lens;	/* net: lengths they are stored at */
 	struct snap_filter sf;	/* its contents */
 	struct bloom_ioc_info info;
 	struct keylist kl;
@@ -36,6 +39,7 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "match",	no_argument,		NULL, 'M' },
 		{ "force",	no_argument,		NULL, 'F' },
+		PREFIX_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool is_add = !strcmp(argv[0], "add");
@@ -57,7 +61,10 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->match = true;
 		else if (c == 'F' && is_add)
 			k->force = true;
-		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F')
+		else if (is_add && prefix_option(&k->po, argv[0], c, optarg))
+			continue;
+		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F' ||
+			 c == OPT_PREFIX_LENGTHS || c == OPT_PROBES)
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);
 		else
@@ -71,6 +78,36 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		check_name(argv[0], k->name);
 	k->in.args = argv + optind + 1;
 	k->in.nargs = argc - optind - 1;
+}
+
+static struct plen_set held_lengths(const struct keys_cmd *k)
+{
+	struct plen_set held;
+
+	memcpy(held.w, k->info.plens, sizeof(held.w));
+	return held;
+}
+
+/*
+ * Net keys are stored at a few prefix lengths (prefixes.c): add stores
+ * them at the filter's lengths (or, into an empty filter, the lengths
+ * chosen for the list), del deletes what add stored.
+ */
+static void keys_expand(struct keys_cmd *k)
+{
+	struct plen_set lens = held_lengths(k);
+
+	k->listed = k->kl.count;
+	if (!strcmp(k->cmd, "add")) {
+		u64 room = k->info.capacity > k->info.inserted ?
+			   k->info.capacity - k->info.inserted : 0;
+
+		prefix_plan(&k->po, &k->kl, &lens, room, &lens, k->cmd);
+		keylist_expand(&k->kl, &lens);
+		k->stored_lens = plen_count(&lens);
+	} else if (!strcmp(k->cmd, "del") && plen_count(&lens)) {
+		keylist_expand(&k->kl, &lens);
+	}
 }
 
 /* The filter's key type, then every key of the input, validated. */
@@ -91,6 +128,9 @@ static void keys_load(struct keys_cmd *k)
 	keylist_load(&k->kl, type, &k->in, k->cmd);
 	free(k->in.files);
 	k->in.files = NULL;
+	k->listed = k->kl.count;
+	if (type == BLOOM_KEY_NET)
+		keys_expand(k);
 }
 
 static void keys_done(struct keys_cmd *k)
@@ -196,19 +236,29 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 {
 	struct json j;
 
+	bool expanded = k->kl.count != k->listed;
+
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
 		json_object(&j, NULL);
 		json_str(&j, "filter", k->name);
 		json_u64(&j, count_key, n);
 		json_u64(&j, extra_key, extra);
+		if (k->stored_lens) {
+			json_u64(&j, "stored", k->kl.count);
+			json_u64(&j, "prefix_lengths", k->stored_lens);
+		}
 		json_close(&j, '}');
 		json_finish(&j);
 	} else if (!opts.quiet) {
-		printf("%s %llu key%s %s %s (%llu %s)\n", verb,
+		printf("%s %llu key%s %s %s (%llu %s", verb,
 		       (unsigned long long)n, PLURAL(n),
 		       *verb == 'a' ? "to" : "from",
 		       k->name, (unsigned long long)extra, extra_key);
+		if (expanded && k->stored_lens)
+			printf("; stored as %zu prefixes of %u lengths",
+			       k->kl.count, k->stored_lens);
+		printf(")\n");
 	}
 }
 
@@ -261,7 +311,7 @@ int cmd_add(int argc, char **argv)
 	if (!k.force)
 		check_capacity(&k);
 	fresh = send_keys(&k, &k.kl, BLOOM_IOC_ADD, NULL, NULL);
-	print_applied(&k, "added", "keys", k.kl.count, "new", fresh);
+	print_applied(&k, "added", "keys", k.listed, "new", fresh);
 	keylist_free(&k.kl);
 	return EXIT_OK;
 }
@@ -305,42 +355,82 @@ static bool longest_prefix(const struct keys_cmd *k, size_t i)
 #define NO_MATCH	0xff	/* matched[]: no prefix matched */
 
 /*
- * Test a net filter's keys: a longest-prefix key probes its address
- * masked to each prefix length the filter holds, up to the key's own,
- * longest first, as bloom_test_net() does; an exact key probes itself.
- * matched[i] is the prefix length that made key i present.
+ * The probes of key @i: a longest-prefix key probes its address masked
+ * to each prefix length the filter holds, up to the key's own, longest
+ * first, as bloom_test_net() does; an exact key probes itself, or, at a
+ * length the filter does not hold, the prefixes add stored it as (the
+ * covering prefixes at the next length it holds). Returns how many
+ * probes must hit: 0 for any (the first, longest), else all.
+ */
+static size_t push_probes(const struct keys_cmd *k, size_t i,
+			  struct keylist *probes)
+{
+	const struct bloom_key_net *key = keylist_rec(&k->kl, i);
+	struct plen_set held = held_lengths(k);
+	struct bloom_key_net probe = *key;
+	unsigned int t = key->plen, b;
+	size_t before = probes->count;
+	u64 v;
+	int p;
+
+	if (longest_prefix(k, i)) {
+		for (p = key->plen; p >= 0; p--) {
+			if (!holds_plen(&k->info, (unsigned int)p))
+				continue;
+			probe.plen = (u8)p;
+			bloom_net_mask(probe.addr, probe.plen);
+			keylist_push(probes, &probe);
+		}
+		return 0;
+	}
+	if (!holds_plen(&k->info, t))
+		t = plen_target(&held, t);
+	probe.plen = (u8)t;
+	for (v = 0; v < 1ULL << (t - key->plen); v++) {
+		for (b = key->plen; b < t; b++) {
+			u8 m = (u8)(0x80 >> (b % 8));
+
+			if (v >> (t - 1 - b) & 1)
+				probe.addr[b / 8] |= m;
+			else
+				probe.addr[b / 8] &= (u8)~m;
+		}
+		keylist_push(probes, &probe);
+	}
+	return probes->count - before;
+}
+
+static void mark_present(u8 *map, u8 *matched, size_t i, u8 plen)
+{
+	map[i / 8] |= (u8)(1 << (i % 8));
+	matched[i] = plen;
+}
+
+/*
+ * Test a net filter's keys (push_probes()). matched[i] is the prefix
+ * length that made key i present.
  */
 static u64 test_net(struct keys_cmd *k, u8 *map, u8 *matched)
 {
 	struct keylist probes = { .type = BLOOM_KEY_NET,
 				  .stride = sizeof(struct bloom_key_net) };
-	size_t i, j, ocap = 0, *origin = NULL;
+	size_t i, j, ocap = 0, *origin = NULL, *need, *got;
 	u64 present = 0;
 	u8 *hits;
-	int p;
 
+	need = xcalloc(k->kl.count + 1, sizeof(*need));
+	got = xcalloc(k->kl.count + 1, sizeof(*got));
 	for (i = 0; i < k->kl.count; i++) {
-		const struct bloom_key_net *key = keylist_rec(&k->kl, i);
-		bool lpm = longest_prefix(k, i);
+		size_t from = probes.count;
 
 		matched[i] = NO_MATCH;
-		for (p = key->plen; p >= 0; p--) {
-			struct bloom_key_net probe = *key;
-
-			if (lpm && !holds_plen(&k->info, (unsigned int)p))
-				continue;
-			probe.plen = (u8)p;
-			bloom_net_mask(probe.addr, probe.plen);
-			keylist_push(&probes, &probe);
-			if (probes.count > ocap) {
-				ocap = probes.cap;
-				origin = xrealloc(origin,
-						  ocap * sizeof(*origin));
-			}
-			origin[probes.count - 1] = i;
-			if (!lpm)
-				break;
+		need[i] = push_probes(k, i, &probes);
+		if (probes.count > ocap) {
+			ocap = probes.cap;
+			origin = xrealloc(origin, ocap * sizeof(*origin));
 		}
+		for (j = from; j < probes.count; j++)
+			origin[j] = i;
 	}
 	hits = xcalloc(probes.count / 8 + 1, 1);
 	send_keys(k, &probes, BLOOM_IOC_TEST, hits, NULL);
@@ -348,14 +438,18 @@ static u64 test_net(struct keys_cmd *k, u8 *map, u8 *matched)
 	for (j = 0; j < probes.count; j++) {
 		const struct bloom_key_net *probe = keylist_rec(&probes, j);
 
-		if (bit(hits, j) && !bit(map, origin[j])) {
-			map[origin[j] / 8] |= (u8)(1 << (origin[j] % 8));
-			matched[origin[j]] = probe->plen;
+		i = origin[j];
+		if (!bit(hits, j) || bit(map, i))
+			continue;
+		if (!need[i] || ++got[i] == need[i]) {
+			mark_present(map, matched, i, probe->plen);
 			present++;
 		}
 	}
 	free(hits);
 	free(origin);
+	free(need);
+	free(got);
 	keylist_free(&probes);
 	return present;
 }

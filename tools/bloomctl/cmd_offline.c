@@ -207,9 +207,12 @@ int cmd_build(int argc, char **argv)
 		{ "kind",	required_argument,	NULL, OPT_KIND },
 		{ "values",	no_argument,		NULL, OPT_VALUES },
 		GEOM_LONGOPTS, COMPRESS_LONGOPT, TRANSPORT_LONGOPTS,
+		PREFIX_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool force = false, compress = false, layout = false;
+	struct prefix_opts po = { 0 };
+	struct plen_set lens;
 	u32 fp_bits = 0;
 	struct key_input in = { 0 };
 	struct bloom_geom g;
@@ -233,6 +236,8 @@ int cmd_build(int argc, char **argv)
 			fp_bits = kind_option(argv[0], optarg);
 		else if (c == OPT_VALUES)
 			in.values = true;
+		else if (prefix_option(&po, argv[0], c, optarg))
+			continue;
 		else if (!geom_option(&o, argv[0], c, optarg) &&
 			 !transport_option(&o, argv[0], c, optarg))
 			common_option(argv[0], c);
@@ -249,6 +254,10 @@ int cmd_build(int argc, char **argv)
 	in.args = argv + optind;
 	in.nargs = argc - optind;
 	keylist_load(&kl, (u8)o.key_type, &in, argv[0]);
+	if (kl.type == BLOOM_KEY_NET) {
+		prefix_plan(&po, &kl, NULL, o.capacity, &lens, argv[0]);
+		keylist_expand(&kl, &lens);
+	}
 	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE) {
 		build_static(out, &o, fp_bits, &kl, compress);
 		goto done;

@@ -1001,6 +1001,41 @@ static int check_restore_cuckoo(const struct state *b, const struct state *a,
 	return state_accounted(a);
 }
 
+/*
+ * Static maps: the image is a snapshot bloomctl built (a fuse filter
+ * cannot be created, only restored), named by FAULT_FUSE_SNAPSHOT.
+ */
+static int setup_restore_fuse(void)
+{
+	const char *path = getenv("FAULT_FUSE_SNAPSHOT");
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	int err = setup_three();
+
+	free(restore_img);
+	restore_img = malloc(SNAP_MAX);
+	snaplen = f && restore_img ? (long)fread(restore_img, 1, SNAP_MAX, f) : -1;
+	if (f)
+		fclose(f);
+	if (snaplen <= (long)sizeof(struct bloom_snap_hdr))
+		return fail("no static snapshot in FAULT_FUSE_SNAPSHOT");
+	return err;
+}
+
+static int check_restore_fuse(const struct state *b, const struct state *a,
+			      int err)
+{
+	size_t hdr = sizeof(struct bloom_snap_hdr);
+	const struct fstate *f = state_find(a, "new");
+
+	if (err)
+		return f ? fail("failed RESTORE left a filter") :
+			   state_same(b, a, NULL, NULL);
+	if (!f || f->in.layout != BLOOM_LAYOUT_FUSE ||
+	    f->digest != XXH64(restore_img + hdr, snaplen - hdr, 0))
+		return fail("RESTORE of a static map succeeded, the copy differs");
+	return state_accounted(a);
+}
+
 static struct op ops[] = {
 	{ "VERSION", setup_three, run_version, check_version },
 	{ "CREATE", setup_three, run_create, check_created },
@@ -1031,6 +1066,7 @@ static struct op ops[] = {
 	{ "DEL-cuckoo", setup_cuckoo, run_del_cuckoo, check_del_cuckoo },
 	{ "RESTORE-cuckoo", setup_restore_cuckoo, run_restore,
 	  check_restore_cuckoo },
+	{ "RESTORE-fuse", setup_restore_fuse, run_restore, check_restore_fuse },
 };
 
 /* What an injected allocation or copy failure may turn into. */

@@ -64,7 +64,8 @@ typedef unsigned __int128 errmask;	/* bit n: errno n is documented */
 /* The errnos each command documents (uapi/bloom_ioctl.h, module/). */
 static const errmask allowed[NCMDS + 1] = {
 	[0] = E(EFAULT),					/* VERSION */
-	[1] = ANY | E(EINVAL) | E(EEXIST) | E(ENOSPC) | E(E2BIG), /* CREATE */
+	/* CREATE: EOPNOTSUPP for the static layout (restored, not created). */
+	[1] = ANY | E(EINVAL) | E(EEXIST) | E(ENOSPC) | E(E2BIG) | E(EOPNOTSUPP),
 	[2] = ANY | E(EINVAL) | E(ENOENT) | E(EBUSY),		/* DESTROY */
 	[3] = ANY | E(EINVAL) | E(ENOENT) | E(EEXIST) | E(EBUSY), /* RENAME */
 	[4] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* CLEAR */

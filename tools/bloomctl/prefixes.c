@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Net keys in a bounded number of probes: controlled prefix expansion
+ * (Srinivasan and Varghese, "Faster IP Lookups using Controlled Prefix
+ * Expansion", 1999).
+ *
+ * A packet probes a net filter once for every prefix length the filter
+ * holds (bloom_test_net()), so the kernel needs nothing new: bloomctl
+ * stores every prefix at the next length of a small chosen set instead,
+ * as the prefixes of that length that cover it (a /23 as two /24s). The
+ * answer for every address is unchanged: the covering prefixes tile the
+ * prefix exactly, and a covering prefix that a longer listed prefix also
+ * produces is left to that one, so a static map's value stays the
+ * longest listed prefix's.
+ *
+ * The set is chosen from the list's prefix lengths (prefix_choose(), a
+ * dynamic programme over the 129 lengths): by default the fewest lengths
+ * that at most double the keys; with --probes P the fewest keys within P
+ * lengths; with --prefix-lengths LIST exactly those; "all" expands
+ * nothing. A filter that already holds net keys expands new keys into the
+ * lengths it holds. No prefix ever becomes more than 2^EXPAND_MAX_BITS
+ * keys: one that would keeps its own length.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "bloomctl.h"
+
+#define NO_COST		UINT64_MAX
+
+static bool plen_has(const struct plen_set *s, unsigned int l)
+{
+	return s->w[l / 64] >> (l % 64) & 1;
+}
+
+static void plen_put(struct plen_set *s, unsigned int l)
+{
+	s->w[l / 64] |= 1ULL << (l % 64);
+}
+
+/* How many lengths @s holds. */
+unsigned int plen_count(const struct plen_set *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		n += (unsigned int)__builtin_popcountll(s->w[i]);
+	return n;
+}
+
+/* The keys a prefix of length @l becomes at length @t; NO_COST: too many. */
+static u64 fanout(unsigned int l, unsigned int t)
+{
+	return t - l > EXPAND_MAX_BITS ? NO_COST : 1ULL << (t - l);
+}
+
+static u64 sat_add(u64 a, u64 b)
+{
+	return a > NO_COST - b ? NO_COST : a + b;
+}
+
+static u64 sat_mul(u64 a, u64 b)
+{
+	return b && a > NO_COST / b ? NO_COST : a * b;
+}
+
+/* The shortest length of @s at least @l that @l expands to, or @l. */
+unsigned int plen_target(const struct plen_set *s, unsigned int l)
+{
+	unsigned int t;
+
+	for (t = l; t <= BLOOM_PLEN_MAX && t - l <= EXPAND_MAX_BITS; t++)
+		if (plen_has(s, t))
+			return t;
+	return l;
+}
+
+/*
+ * span[i + 1][j]: the keys lengths (i, j] of the histogram become, all
+ * stored at length j; best[p][j]: the fewest keys for every length up to
+ * j with p lengths, the longest j; from[p][j]: the length chosen before
+ * it (-1: none).
+ */
+struct cpe_table {
+	u64 span[BLOOM_PLEN_MAX + 2][BLOOM_PLEN_MAX + 1];
+	u64 best[BLOOM_PLEN_MAX + 2][BLOOM_PLEN_MAX + 1];
+	short from[BLOOM_PLEN_MAX + 2][BLOOM_PLEN_MAX + 1];
+};
+
+static void cpe_spans(struct cpe_table *t, const u64 *hist, int top)
+{
+	u64 c;
+	int i, j;
+
+	for (j = 0; j <= top; j++) {
+		c = 0;
+		t->span[j + 1][j] = 0;
+		for (i = j - 1; i >= -1; i--) {
+			if (hist[i + 1])
+				c = sat_add(c, sat_mul(hist[i + 1],
+						       fanout((unsigned int)(i + 1),
+							      (unsigned int)j)));
+			t->span[i + 1][j] = c;
+		}
+	}
+}
+
+static void cpe_fill(struct cpe_table *t, const u64 *hist, int top,
+		     unsigned int maxp)
+{
+	unsigned int p;
+	int i, j;
+	u64 c;
+
+	cpe_spans(t, hist, top);
+	for (j = 0; j <= top; j++) {
+		t->best[1][j] = t->span[0][j];
+		t->from[1][j] = -1;
+	}
+	for (p = 2; p <= maxp; p++) {
+		for (j = 0; j <= top; j++) {
+			t->best[p][j] = NO_COST;
+			t->from[p][j] = -1;
+			for (i = 0; i < j; i++) {
+				if (t->best[p - 1][i] == NO_COST)
+					continue;
+				c = sat_add(t->best[p - 1][i], t->span[i + 1][j]);
+				if (c < t->best[p][j]) {
+					t->best[p][j] = c;
+					t->from[p][j] = (short)i;
+				}
+			}
+		}
+	}
+}
+
+/**
+ * prefix_choose() - the prefix lengths to store a list's prefixes at
+ * @hist: how many prefixes of each length, 0..128
+ * @max_probes: at most this many lengths; 0: no limit
+ * @budget: at most this many keys after expansion; 0: no limit
+ * @out: the lengths chosen
+ *
+ * The fewest lengths whose expansion holds at most @budget keys, and
+ * among those the fewest keys; within @max_probes when it is given.
+ *
+ * Return: the keys the list becomes (an upper bound: covering prefixes
+ * that coincide count once each time), or 0 when no choice fits.
+ */
+u64 prefix_choose(const u64 *hist, unsigned int max_probes, u64 budget,
+		  struct plen_set *out)
+{
+	struct cpe_table *t = xmalloc(sizeof(*t));
+	unsigned int p, maxp = 0, used = 0;
+	u64 keys = 0;
+	int top = -1, j, l;
+
+	memset(out, 0, sizeof(*out));
+	for (l = 0; l <= BLOOM_PLEN_MAX; l++) {
+		if (hist[l]) {
+			top = l;
+			maxp++;
+		}
+	}
+	if (top < 0)
+		goto done;
+	if (max_probes && max_probes < maxp)
+		maxp = max_probes;
+	cpe_fill(t, hist, top, maxp);
+	/* Without a budget, the fewest keys: more lengths never cost more. */
+	for (p = budget ? 1 : maxp; p <= maxp; p++) {
+		if (t->best[p][top] == NO_COST ||
+		    (t->best[p][top] > budget && budget && p < maxp))
+			continue;
+		used = p;
+		break;
+	}
+	if (!used || t->best[used][top] == NO_COST)
+		goto done;
+	keys = t->best[used][top];
+	for (j = top, p = used; j >= 0 && p; j = t->from[p--][j])
+		plen_put(out, (unsigned int)j);
+done:
+	free(t);
+	return keys;
+}
+
+/* Set bits [@from, @from + @n) of the 128-bit big-endian @addr to @v. */
+static void set_bits(u8 *addr, unsigned int from, unsigned int n, u64 v)
+{
+	unsigned int i, b;
+
+	for (i = 0; i < n; i++) {
+		b = from + i;
+		if (v >> (n - 1 - i) & 1)
+			addr[b / 8] |= (u8)(0x80 >> (b % 8));
+		else
+			addr[b / 8] &= (u8)~(0x80 >> (b % 8));
+	}
+}
+
+static const struct bloom_key_net *key_at(const void *keys, size_t stride,
+					  size_t i)
+{
+	return (const void *)((const u8 *)keys + i * stride);
+}
+
+/* The covering prefixes: an open-addressed set of (prefix, origin length). */
+struct cover {
+	struct bloom_key_net key;	/* pad[0]: used; pad[1]: origin plen */
+};
+
+struct cover_set {
+	struct cover *slot;
+	size_t mask;
+};
+
+static size_t cover_hash(const struct bloom_key_net *k)
+{
+	return (size_t)bloom_xxh64(k, offsetof(struct bloom_key_net, pad), 0);
+}
+
+static struct cover *cover_find(struct cover_set *s,
+				const struct bloom_key_net *k)
+{
+	size_t i = cover_hash(k) & s->mask;
+
+	while (s->slot[i].key.pad[0] &&
+	       memcmp(&s->slot[i].key, k, offsetof(struct bloom_key_net, pad)))
+		i = (i + 1) & s->mask;
+	return &s->slot[i];
+}
+
+/* Claim @k for a prefix of length @origin: the longest origin keeps it. */
+static void cover_claim(struct cover_set *s, const struct bloom_key_net *k,
+			u8 origin)
+{
+	struct cover *c = cover_find(s, k);
+
+	if (!c->key.pad[0]) {
+		c->key = *k;
+		c->key.pad[0] = 1;
+		c->key.pad[1] = origin;
+	} else if (c->key.pad[1] < origin) {
+		c->key.pad[1] = origin;
+	}
+}
+
+/*
+ * prefix_expand() - the prefixes @keys become at lengths @lens
+ * @keys: @n net keys, @stride bytes apart
+ * @lens: the lengths to store them at
+ * @emit: called for each key to store, in input order, with the index
+ *	of the key it covers part of
+ * @ctx: for @emit
+ *
+ * A key is stored at the shortest length of @lens at least its own
+ * (plen_target()), as the prefixes of that length that cover it; a
+ * covering prefix that a longer key also produces is left to that one.
+ * A key that cannot expand keeps its length, and so does every shorter
+ * key that would expand past it (it has further to go), so a longer key
+ * is always probed before the covering prefixes of a shorter one.
+ * Keys of the same prefix are each emitted (a static map checks their
+ * values agree).
+ *
+ * Return: how many keys were emitted.
+ */
+size_t prefix_expand(const void *keys, size_t n, size_t stride,
+		     const struct plen_set *lens,
+		     void (*emit)(void *ctx, const struct bloom_key_net *k,
+				  size_t origin),
+		     void *ctx)
+{
+	struct cover_set s = { 0 };
+	size_t i, total = 0, out = 0, size = 1;
+	u64 v, fan;
+	int pass;
+
+	for (i = 0; i < n; i++) {
+		const struct bloom_key_net *k = key_at(keys, stride, i);
+
+		total += 1ULL << (plen_target(lens, k->plen) - k->plen);
+	}
+	while (size < 2 * total)
+		size *= 2;
+	s.slot = xcalloc(size, sizeof(*s.slot));
+	s.mask = size - 1;
+	/* Pass 0 claims every covering prefix, pass 1 emits the kept ones. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			const struct bloom_key_net *k = key_at(keys, stride, i);
+			unsigned int t = plen_target(lens, k->plen);
+			struct bloom_key_net c = *k;
+
+			c.plen = (u8)t;
+			fan = 1ULL << (t - k->plen);
+			for (v = 0; v < fan; v++) {
+				set_bits(c.addr, k->plen, t - k->plen, v);
+				if (!pass) {
+					cover_claim(&s, &c, k->plen);
+				} else if (cover_find(&s, &c)->key.pad[1] == k->plen) {
+					emit(ctx, &c, i);
+					out++;
+				}
+			}
+		}
+	}
+	free(s.slot);
+	return out;
+}
+
+/* prefix_histogram() - how many keys of @kl (net) have each length */
+void prefix_histogram(const struct keylist *kl, u64 *hist)
+{
+	size_t i;
+
+	memset(hist, 0, (BLOOM_PLEN_MAX + 1) * sizeof(*hist));
+	for (i = 0; i < kl->count; i++)
+		hist[((const struct bloom_key_net *)keylist_rec(kl, i))->plen]++;
+}
+
+struct expand_ctx {
+	const struct keylist *from;
+	struct keylist *to;
+};
+
+static void emit_rec(void *ctx, const struct bloom_key_net *k, size_t origin)
+{
+	struct expand_ctx *e = ctx;
+	struct keylist *to = e->to;
+
+	keylist_push(to, k);
+	to->where[to->count - 1] = e->from->where[origin];
+	if (to->with_values)
+		to->values[to->count - 1] = e->from->values[origin];
+}
+
+/* Does every key of @kl already have a length of @lens? */
+static bool nothing_to_expand(const struct keylist *kl,
+			      const struct plen_set *lens)
+{
+	size_t i;
+
+	for (i = 0; i < kl->count; i++)
+		if (!plen_has(lens, ((const struct bloom_key_net *)keylist_rec(kl, i))->plen))
+			return false;
+	return true;
+}
+
+/**
+ * keylist_expand() - store a net keylist's prefixes at lengths @lens
+ * @kl: net keys, as loaded; replaced by the keys to store, each naming
+ *	the line of the key it covers part of
+ * @lens: the lengths (prefix_plan())
+ */
+void keylist_expand(struct keylist *kl, const struct plen_set *lens)
+{
+	struct keylist to;
+	struct expand_ctx e = { .from = kl, .to = &to };
+
+	if (kl->type != BLOOM_KEY_NET || nothing_to_expand(kl, lens))
+		return;
+	to = *kl;
+	to.recs = NULL;
+	to.where = NULL;
+	to.values = NULL;
+	to.count = 0;
+	to.cap = 0;
+	prefix_expand(kl->recs, kl->count, kl->stride, lens, emit_rec, &e);
+	free(kl->recs);
+	free(kl->where);
+	free(kl->values);
+	*kl = to;
+}
+
+/**
+ * prefix_plan() - the lengths a net keylist is stored at
+ * @po: the options (--prefix-lengths, --probes)
+ * @kl: the keys
+ * @held: the lengths the filter holds already, or NULL
+ * @room: the keys the filter has room for, or 0 if not known
+ * @lens: the lengths chosen
+ * @cmd: for messages
+ *
+ * A filter that holds net keys keeps its lengths (and those of a given
+ * list); otherwise the list's own lengths decide: the fewest that at
+ * most double the keys, and fit in @room when the list alone does.
+ */
+void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
+		 const struct plen_set *held, u64 room, struct plen_set *lens,
+		 const char *cmd)
+{
+	u64 budget = EXPAND_BUDGET * kl->count;
+	u64 hist[BLOOM_PLEN_MAX + 1];
+	bool holds = held && plen_count(held);
+	unsigned int i;
+
+	if (holds)
+		*lens = *held;
+	else
+		memset(lens, 0, sizeof(*lens));
+	prefix_histogram(kl, hist);
+	if (po->mode == PREFIX_LIST || (holds && po->mode != PREFIX_ALL)) {
+		for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+			lens->w[i] |= po->mode == PREFIX_LIST ? po->lens.w[i] : 0;
+		return;
+	}
+	if (po->mode == PREFIX_ALL) {
+		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
+			if (hist[i])
+				plen_put(lens, i);
+		return;
+	}
+	if (room >= kl->count && room < budget)
+		budget = room;
+	if (!prefix_choose(hist, po->probes, po->probes ? 0 : budget, lens) &&
+	    kl->count)
+		die("%s: no %u prefix lengths hold these prefixes: one would become more than 2^%d keys (give more --probes)",
+		    cmd, po->probes, EXPAND_MAX_BITS);
+}
+
+/* --prefix-lengths all|LIST (IPv4 lengths, or IPv6 ones after "6:") */
+static void parse_lengths(struct prefix_opts *po, const char *cmd,
+			  const char *arg)
+{
+	const char *s = arg;
+	char *end;
+	unsigned long l;
+	bool v6;
+
+	if (!strcmp(arg, "all")) {
+		po->mode = PREFIX_ALL;
+		return;
+	}
+	if (!strcmp(arg, "auto")) {
+		po->mode = PREFIX_AUTO;
+		return;
+	}
+	po->mode = PREFIX_LIST;
+	memset(&po->lens, 0, sizeof(po->lens));
+	while (*s) {
+		v6 = !strncmp(s, "6:", 2);
+		s += v6 ? 2 : 0;
+		l = strtoul(s, &end, 10);
+		if (end == s || (*end && *end != ',') || l > (v6 ? 128 : 32))
+			usage_error(cmd, "bad --prefix-lengths '%s' (all, auto, or lengths such as 16,24,32 and 6:48,6:64 for IPv6)",
+				    arg);
+		plen_put(&po->lens, (unsigned int)(v6 ? l : l + 96));
+		s = *end ? end + 1 : end;
+	}
+}
+
+/**
+ * prefix_option() - take --prefix-lengths or --probes
+ * @po: the options
+ * @cmd: for messages
+ * @c: the option
+ * @arg: its argument
+ *
+ * Return: true if @c was one of them.
+ */
+bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
+		   const char *arg)
+{
+	char *end;
+	unsigned long p;
+
+	if (c == OPT_PREFIX_LENGTHS) {
+		parse_lengths(po, cmd, arg);
+		return true;
+	}
+	if (c != OPT_PROBES)
+		return false;
+	p = strtoul(arg, &end, 10);
+	if (end == arg || *end || !p || p > BLOOM_PLEN_MAX + 1)
+		usage_error(cmd, "bad --probes '%s' (1 to 129)", arg);
+	po->probes = (unsigned int)p;
+	return true;
+}

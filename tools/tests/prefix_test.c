@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Controlled prefix expansion (tools/bloomctl/prefixes.c) against a
+ * brute-force walk, with exact sets and no filter in the way:
+ *
+ *   prefix-test LIST...
+ *
+ * For each list (one prefix or address per line, '#' and ';' comments),
+ * and a made-up list of nested prefixes (the real lists are aggregated:
+ * none nests), each prefix gets a value from its own bits (so nested
+ * prefixes mostly differ). For every way of choosing lengths (the
+ * default, --probes 1 to 8, 16,24,32, 24 alone, every length) the
+ * expanded keys go into an exact table. Then the first, last,
+ * one-before and one-after address of every prefix, and 200,000 random
+ * IPv4 addresses, are looked up as a packet is (each stored length,
+ * longest first, the first hit) and compared with a brute-force walk of
+ * every listed length over the list's own prefixes. Any difference, in
+ * presence or value, fails. Prints TAP lines and "# probes LIST MODE
+ * LENGTHS KEYS" figures.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../bloomctl/bloomctl.h"
+
+#define RANDOM_ADDRS	200000
+#define NO_VALUE	0xffffffffu
+
+struct prefix {
+	struct bloom_key_net k;
+	u32 value;
+};
+
+static struct prefix *list;
+static size_t nlist;
+static int failures;
+
+/* Tables of keys: open addressing on (addr, plen). */
+struct slot {
+	struct bloom_key_net k;		/* pad[0]: used */
+	u32 value;
+};
+
+struct keytab {
+	struct slot *slot;
+	size_t mask;
+	struct plen_set lens;	/* the lengths it holds */
+};
+
+static struct keytab expanded, listed;
+static size_t stored;
+static bool clash;
+
+static void keytab_init(struct keytab *t, size_t keys)
+{
+	for (t->mask = 1; t->mask < 4 * keys + 64; t->mask <<= 1)
+		;
+	t->slot = calloc(t->mask, sizeof(*t->slot));
+	t->mask--;
+	memset(&t->lens, 0, sizeof(t->lens));
+}
+
+static struct slot *slot_of(const struct keytab *t,
+			    const struct bloom_key_net *k)
+{
+	size_t i = bloom_xxh64(k, 17, 1) & t->mask;
+
+	while (t->slot[i].k.pad[0] && memcmp(&t->slot[i].k, k, 17))
+		i = (i + 1) & t->mask;
+	return &t->slot[i];
+}
+
+/* Put @k in @t; false if it was there with another value. */
+static bool keytab_put(struct keytab *t, const struct bloom_key_net *k,
+		       u32 value)
+{
+	struct slot *s = slot_of(t, k);
+	bool same = !s->k.pad[0] || s->value == value;
+
+	s->k = *k;
+	s->k.pad[0] = 1;
+	s->value = value;
+	t->lens.w[k->plen / 64] |= 1ULL << (k->plen % 64);
+	return same;
+}
+
+static void store(void *ctx, const struct bloom_key_net *k, size_t origin)
+{
+	clash |= !keytab_put(&expanded, k, list[origin].value);
+	stored++;
+}
+
+static void count_only(void *ctx, const struct bloom_key_net *k,
+		       size_t origin)
+{
+}
+
+/* Each length @t holds, longest first; the first hit's value. */
+static u32 lookup(const struct keytab *t, const u8 *addr)
+{
+	struct bloom_key_net k = { 0 };
+	struct slot *s;
+	int l;
+
+	for (l = BLOOM_PLEN_MAX; l >= 0; l--) {
+		if (!(t->lens.w[l / 64] >> (l % 64) & 1))
+			continue;
+		memcpy(k.addr, addr, 16);
+		k.plen = (u8)l;
+		bloom_net_mask(k.addr, k.plen);
+		s = slot_of(t, &k);
+		if (s->k.pad[0])
+			return s->value;
+	}
+	return NO_VALUE;
+}
+
+static void load(const char *path)
+{
+	char line[256], *p;
+	FILE *f = fopen(path, "r");
+	struct prefix x;
+	unsigned int plen;
+
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	nlist = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "#;\r\n \t")] = 0;
+		if (!*line)
+			continue;
+		memset(&x, 0, sizeof(x));
+		plen = 32;
+		p = strchr(line, '/');
+		if (p) {
+			*p = 0;
+			plen = (unsigned int)atoi(p + 1);
+		}
+		memset(x.k.addr + 10, 0xff, 2);
+		if (inet_pton(AF_INET, line, x.k.addr + 12) != 1 || plen > 32) {
+			fprintf(stderr, "%s: bad line '%s'\n", path, line);
+			exit(2);
+		}
+		x.k.plen = (u8)(plen + 96);
+		bloom_net_mask(x.k.addr, x.k.plen);
+		x.value = (u32)(bloom_xxh64(&x.k, 17, 7) % 7) + 1;
+		list = realloc(list, (nlist + 1) * sizeof(*list));
+		list[nlist++] = x;
+	}
+	fclose(f);
+}
+
+static u32 v4_of(const struct bloom_key_net *k)
+{
+	return (u32)k->addr[12] << 24 | (u32)k->addr[13] << 16 |
+	       (u32)k->addr[14] << 8 | k->addr[15];
+}
+
+static u64 rnd_state = 88172645463325252ULL;
+
+static u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void add_prefix(u32 addr, unsigned int plen)
+{
+	struct prefix x = { 0 };
+
+	memset(x.k.addr + 10, 0xff, 2);
+	x.k.addr[12] = (u8)(addr >> 24);
+	x.k.addr[13] = (u8)(addr >> 16);
+	x.k.addr[14] = (u8)(addr >> 8);
+	x.k.addr[15] = (u8)addr;
+	x.k.plen = (u8)(plen + 96);
+	bloom_net_mask(x.k.addr, x.k.plen);
+	x.value = (u32)(bloom_xxh64(&x.k, 17, 7) % 7) + 1;
+	list = realloc(list, (nlist + 1) * sizeof(*list));
+	list[nlist++] = x;
+}
+
+/*
+ * A list the real ones are not: aggregated lists never nest, so here
+ * every prefix after the first 50 lies inside an earlier one (a /8 with
+ * /12s, /20s and /32s in it, ...), with its own value.
+ */
+static void nested(void)
+{
+	size_t i, outer;
+	unsigned int plen;
+	u32 a;
+
+	nlist = 0;
+	for (i = 0; i < 3000; i++) {
+		plen = 4 + (unsigned int)(rnd() % 29);
+		a = (u32)rnd();
+		if (i >= 50) {
+			outer = (size_t)(rnd() % nlist);
+			if (list[outer].k.plen - 96 < 32) {
+				unsigned int o = list[outer].k.plen - 96U;
+
+				plen = o + 1 + (unsigned int)(rnd() % (32 - o));
+				a = (u32)(v4_of(&list[outer].k) |
+					  ((u32)rnd() & (0xffffffffu >> o)));
+			}
+		}
+		add_prefix(a, plen);
+	}
+}
+
+static void ipv4(u8 *a, u32 v)
+{
+	memset(a, 0, 16);
+	memset(a + 10, 0xff, 2);
+	a[12] = (u8)(v >> 24);
+	a[13] = (u8)(v >> 16);
+	a[14] = (u8)(v >> 8);
+	a[15] = (u8)v;
+}
+
+/* Compare the lookup with the brute force at @v; 1 on a difference. */
+static int differs(u32 v, char *why, size_t len)
+{
+	u8 a[16];
+	u32 want, got;
+
+	ipv4(a, v);
+	want = lookup(&listed, a);	/* every listed length */
+	got = lookup(&expanded, a);	/* the lengths chosen */
+	if (want == got)
+		return 0;
+	snprintf(why, len, "%u.%u.%u.%u: expanded lookup %d, brute force %d",
+		 v >> 24, v >> 16 & 255, v >> 8 & 255, v & 255,
+		 got == NO_VALUE ? -1 : (int)got,
+		 want == NO_VALUE ? -1 : (int)want);
+	return 1;
+}
+
+static void check(const char *name, const char *mode,
+		  const struct plen_set *lens, u64 limit)
+{
+	char why[160] = "";
+	size_t i, bad = 0, probes;
+	u32 first, last, span;
+
+	stored = 0;
+	clash = false;
+	keytab_init(&expanded, prefix_expand(list, nlist, sizeof(*list), lens,
+					     count_only, NULL));
+	prefix_expand(list, nlist, sizeof(*list), lens, store, NULL);
+	probes = plen_count(&expanded.lens);
+	for (i = 0; i < nlist; i++) {
+		first = v4_of(&list[i].k);
+		span = list[i].k.plen == 96 ? 0xffffffffu :
+		       (u32)((1ULL << (128 - list[i].k.plen)) - 1);
+		last = first + span;
+		bad += differs(first, why, sizeof(why)) +
+		       differs(last, why, sizeof(why)) +
+		       differs(first - 1, why, sizeof(why)) +
+		       differs(last + 1, why, sizeof(why));
+	}
+	for (i = 0; i < RANDOM_ADDRS; i++)
+		bad += differs((u32)rnd(), why, sizeof(why));
+	printf("%sok - prefixes %s %s: %zu lengths, %zu keys for %zu prefixes; every address answers as the brute force (%zu differ)\n",
+	       bad || clash || stored > limit ? "not " : "", name, mode,
+	       probes, stored, nlist, bad);
+	if (bad)
+		printf("    # e.g. %s\n", why);
+	if (clash)
+		printf("    # one stored key was given two values\n");
+	if (stored > limit)
+		printf("    # %zu keys, more than the limit %llu\n", stored,
+		       (unsigned long long)limit);
+	printf("# probes %s %s %zu %zu\n", name, mode, probes, stored);
+	failures += bad || clash || stored > limit;
+	free(expanded.slot);
+}
+
+int main(int argc, char **argv)
+{
+	u64 hist[BLOOM_PLEN_MAX + 1];
+	struct plen_set lens;
+	unsigned int p, distinct;
+	const char *name;
+	char mode[32];
+	size_t i;
+	int a;
+
+	for (a = 1; a <= argc; a++) {
+		if (a == argc) {
+			nested();
+			name = "nested";
+		} else {
+			load(argv[a]);
+			name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
+		}
+		memset(hist, 0, sizeof(hist));
+		for (i = 0; i < nlist; i++)
+			hist[list[i].k.plen]++;
+		for (i = 0, distinct = 0; i <= BLOOM_PLEN_MAX; i++)
+			distinct += hist[i] != 0;
+		keytab_init(&listed, nlist);
+		for (i = 0; i < nlist; i++)
+			if (!keytab_put(&listed, &list[i].k, list[i].value))
+				failures++;
+
+		prefix_choose(hist, 0, EXPAND_BUDGET * nlist, &lens);
+		check(name, "default", &lens, EXPAND_BUDGET * nlist);
+		for (p = 1; p <= 8; p++) {
+			u64 keys = prefix_choose(hist, p, 0, &lens);
+
+			snprintf(mode, sizeof(mode), "--probes=%u", p);
+			if (!keys) {	/* a prefix would be over 2^16 keys */
+				printf("ok - prefixes %s %s: refused, a prefix would be more than 2^%d keys\n",
+				       name, mode, EXPAND_MAX_BITS);
+				continue;
+			}
+			check(name, mode, &lens, keys);
+		}
+		memset(&lens, 0, sizeof(lens));
+		lens.w[112 / 64] |= 1ULL << (112 % 64);	/* /16 /24 /32 */
+		lens.w[120 / 64] |= 1ULL << (120 % 64);
+		lens.w[128 / 64] |= 1ULL << (128 % 64);
+		check(name, "16,24,32", &lens, (u64)nlist << EXPAND_MAX_BITS);
+		memset(&lens, 0, sizeof(lens));		/* /24: /0-/7 and /25-/32 stay */
+		lens.w[120 / 64] |= 1ULL << (120 % 64);
+		check(name, "24", &lens, (u64)nlist << EXPAND_MAX_BITS);
+		memset(&lens, 0, sizeof(lens));
+		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
+			if (hist[i])
+				lens.w[i / 64] |= 1ULL << (i % 64);
+		check(name, "all", &lens, nlist);
+		if (distinct != plen_count(&lens))
+			failures++;
+		free(listed.slot);
+	}
+	free(list);
+	return failures ? 1 : 0;
+}
