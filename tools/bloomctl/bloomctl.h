@@ -402,6 +402,7 @@ void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
 		 const struct plen_set *held, u64 room, struct plen_set *lens,
 		 const char *cmd);
 void keylist_expand(struct keylist *kl, const struct plen_set *lens);
+void calc_prefixes(const struct keylist *kl, u64 ppb);
 
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {

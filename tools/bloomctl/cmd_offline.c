@@ -691,10 +691,12 @@ static void calc_grow(const struct geom_opts *o)
 }
 
 /* calc's options: --layout only with --grow, which shows one layout. */
-static void calc_options(int argc, char **argv, struct geom_opts *o)
+static void calc_options(int argc, char **argv, struct geom_opts *o,
+			 struct key_input *in)
 {
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS, GROW_LONGOPTS, TRANSPORT_LONGOPTS,
+		{ "file",	required_argument,	NULL, 'f' },
 		{ "capacity",	required_argument,	NULL, 'n' },
 		{ "fp-rate",	required_argument,	NULL, 'e' },
 		{ "layout",	required_argument,	NULL, 'l' },
@@ -704,15 +706,22 @@ static void calc_options(int argc, char **argv, struct geom_opts *o)
 	int c;
 
 	geom_opts_init(o);
-	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "n:e:l:",
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS "f:n:e:l:",
 				  longopts)) != -1) {
 		layout |= c == 'l';
-		if (!grow_option(o, argv[0], c, optarg) &&
+		if (c == 'f')
+			key_input_file(in, optarg);
+		else if (!grow_option(o, argv[0], c, optarg) &&
 		    !transport_option(o, argv[0], c, optarg) &&
 		    !geom_option(o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 0, 0, "only options");
+	if (in->nfiles) {
+		if (o->capacity || layout || o->grow || o->transport)
+			usage_error(argv[0], "-f LIST (a net list: its prefix lengths) goes with --fp-rate only");
+		o->capacity = 1;
+	}
 	if (!o->capacity)
 		usage_error(argv[0], "missing --capacity");
 	if (layout && !o->grow)
@@ -731,10 +740,19 @@ static void calc_options(int argc, char **argv, struct geom_opts *o)
 int cmd_calc(int argc, char **argv)
 {
 	struct calc_row rows[CALC_ROWS];
+	struct key_input in = { 0 };
 	struct geom_opts o;
+	struct keylist kl;
 	double bound;
 
-	calc_options(argc, argv, &o);
+	calc_options(argc, argv, &o, &in);
+	if (in.nfiles) {
+		keylist_load(&kl, BLOOM_KEY_NET, &in, argv[0]);
+		calc_prefixes(&kl, o.fpr_ppb);
+		keylist_free(&kl);
+		free(in.files);
+		return EXIT_OK;
+	}
 	if (o.transport) {
 		calc_transport(&o);
 		return EXIT_OK;

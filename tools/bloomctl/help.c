@@ -66,6 +66,17 @@
 "                     golomb-rice coded, counters and fingerprints zstd;\n" \
 "                     restore, info and test read it as any snapshot\n"
 
+#define PREFIX_HELP \
+"Net keys are stored at a few prefix lengths, whatever the list holds, so\n" \
+"that a packet probes only those: a prefix goes in as the prefixes of the\n" \
+"next chosen length that cover it (a /23 as two /24s; no prefix becomes\n" \
+"more than 65536). The answer for every address is unchanged.\n" \
+"      --prefix-lengths LIST  the lengths: 16,24,32 (IPv4), 6:48 (IPv6),\n" \
+"                     'all' (every length listed: no expansion) or 'auto'\n" \
+"                     (default: the fewest lengths that at most double the\n" \
+"                     keys, within the capacity when it is given)\n" \
+"      --probes P     at most P lengths, the fewest keys for them\n"
+
 #define OUT_HELP \
 "--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
 "same directory, fsync, rename) with mode 0600, because it holds the seed;\n" \
@@ -130,6 +141,9 @@ const struct command commands[] = {
 	  "as many as its newest stage and the stages it may still add hold.\n\n"
 	  "      --force        add past the capacity anyway\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
+	  PREFIX_HELP
+	  "A net filter that holds keys already keeps its lengths (and adds those of\n"
+	  "--prefix-lengths); del and test of a prefix expand it as add did.\n\n"
 	  KEYS_HELP },
 	{ "del", cmd_del, "NAME [KEY...] [-f FILE]... [--exist]",
 	  "Delete keys from a counting or cuckoo filter. Delete only keys that were\n"
@@ -205,7 +219,7 @@ const struct command commands[] = {
 	  "      --max-memory B with --transport: the filter's memory at most B\n"
 	  "                     (default 1GiB, the kernel's default limit)\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
-	  GEOMETRY_HELP "\n" KEYS_HELP },
+	  GEOMETRY_HELP "\n" PREFIX_HELP "\n" KEYS_HELP },
 	{ "union", cmd_union, "DST SRC",
 	  "Add every key of SRC to DST (bitwise OR). Both need the same layout,\n"
 	  "size, hashes, seed and key type: create them with the same --seed.\n" },
@@ -224,7 +238,7 @@ const struct command commands[] = {
 	  "two filters of the same geometry and seed, the sizes of their\n"
 	  "intersection and union.\n" },
 	{ "calc", cmd_calc,
-	  "--capacity N [--fp-rate E] [--grow [GROWING] | --transport]",
+	  "--capacity N [--fp-rate E] [--grow [GROWING] | --transport] | -f LIST [--fp-rate E]",
 	  "Size a filter for each layout: m, k, bits per key, memory and the exact\n"
 	  "theoretical false-positive rate at capacity, beside the information-\n"
 	  "theoretic lower bound log2(1/E) bits per key. Needs no kernel.\n"
@@ -236,7 +250,12 @@ const struct command commands[] = {
 	  "Bloom Filters): for k = 1 to 8 in the standard and blocked layouts,\n"
 	  "the smallest m at E, its memory, and the expected size of its\n"
 	  "compressed snapshot (WIRE), beside the sized filters; the smallest WIRE\n"
-	  "within --max-memory is the one build --transport builds.\n\n"
+	  "within --max-memory is the one build --transport builds.\n"
+	  "With -f LIST (a net list), the prefix lengths its prefixes could be\n"
+	  "stored at: for 1 to 8 lengths and for all of them, the lengths, the keys\n"
+	  "they become and the memory of a blocked filter whose lookups (a probe\n"
+	  "per length) stay at E; * marks the default of build and add.\n\n"
+	  "  -f, --file LIST    a net list (- is stdin): its prefix lengths\n"
 	  "  -n, --capacity N   keys (suffixes k, M, G; or 1e6)\n"
 	  "  -e, --fp-rate E    target rate, 1e-9 to 0.5: 0.01, 1% or 1e-3 (default 1%)\n"
 	  "  -l, --layout L     with --grow: blocked (default), standard or\n"

@@ -477,3 +477,120 @@ bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
 	po->probes = (unsigned int)p;
 	return true;
 }
+
+/* "16,24,32" (IPv4 lengths) or "6:48,6:64" for IPv6 ones. */
+static void lengths_text(const struct plen_set *s, char *buf, size_t size)
+{
+	size_t at = 0;
+	unsigned int l;
+
+	buf[0] = 0;
+	for (l = 0; l <= BLOOM_PLEN_MAX && at < size; l++) {
+		if (!plen_has(s, l))
+			continue;
+		at += (size_t)snprintf(buf + at, size - at, "%s%s%u",
+				       at ? "," : "", l >= 96 ? "" : "6:",
+				       l >= 96 ? l - 96 : l);
+	}
+}
+
+struct calc_prefix_row {
+	unsigned int probes;
+	u64 keys, mem;
+	struct plen_set lens;
+};
+
+/*
+ * A row: the keys @lens give, and the blocked filter that holds them
+ * with a lookup (one probe per length) still at @ppb.
+ */
+static void calc_prefix_row(const u64 *hist, const struct plen_set *lens,
+			    u64 keys, u64 ppb, struct calc_prefix_row *r)
+{
+	struct bloom_geom g;
+	struct bloom_core core;
+
+	r->lens = *lens;
+	r->probes = plen_count(lens);
+	r->keys = keys;
+	r->mem = 0;
+	if (keys && !bloom_geom_size(keys, max(ppb / r->probes, (u64)1),
+				     BLOOM_LAYOUT_BLOCKED, &g)) {
+		bloom_core_init(&core, &g);
+		r->mem = bloom_array_bytes(&core);
+	}
+}
+
+#define CALC_PROBES_MAX	8
+
+/**
+ * calc_prefixes() - calc -f LIST for a net list: probes against memory
+ * @kl: the list's keys (net)
+ * @ppb: the false-positive rate a lookup should have
+ *
+ * A row for every number of lengths up to CALC_PROBES_MAX, one for every
+ * length the list holds, and the default's choice.
+ */
+void calc_prefixes(const struct keylist *kl, u64 ppb)
+{
+	struct calc_prefix_row rows[CALC_PROBES_MAX + 2];
+	u64 hist[BLOOM_PLEN_MAX + 1];
+	struct plen_set lens, all = { 0 };
+	unsigned int p, n = 0, i, dflt;
+	char text[1024], mem[32];
+	struct table t;
+	struct json j;
+
+	prefix_histogram(kl, hist);
+	for (i = 0; i <= BLOOM_PLEN_MAX; i++)
+		if (hist[i])
+			plen_put(&all, i);
+	for (p = 1; p <= CALC_PROBES_MAX && p < plen_count(&all); p++) {
+		u64 keys = prefix_choose(hist, p, 0, &lens);
+
+		if (keys)
+			calc_prefix_row(hist, &lens, keys, ppb, &rows[n++]);
+	}
+	calc_prefix_row(hist, &all, kl->count, ppb, &rows[n++]);
+	prefix_choose(hist, 0, EXPAND_BUDGET * kl->count, &lens);
+	dflt = plen_count(&lens);
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		json_object(&j, NULL);
+		json_u64(&j, "prefixes", kl->count);
+		json_u64(&j, "lengths_listed", plen_count(&all));
+		json_u64(&j, "default_probes", dflt);
+		json_array(&j, "rows");
+		for (i = 0; i < n; i++) {
+			lengths_text(&rows[i].lens, text, sizeof(text));
+			json_object(&j, NULL);
+			json_u64(&j, "probes", rows[i].probes);
+			json_str(&j, "lengths", text);
+			json_u64(&j, "keys", rows[i].keys);
+			json_u64(&j, "memory_bytes", rows[i].mem);
+			json_close(&j, '}');
+		}
+		json_close(&j, ']');
+		json_close(&j, '}');
+		json_finish(&j);
+		return;
+	}
+	if (opts.quiet)
+		return;
+	table_init(&t, "PROBES LENGTHS >KEYS >MEMORY DEFAULT");
+	for (i = 0; i < n; i++) {
+		lengths_text(&rows[i].lens, text, sizeof(text));
+		human_bytes(rows[i].mem, mem, sizeof(mem));
+		table_cell(&t, "%u", rows[i].probes);
+		table_cell(&t, "%s", text);
+		table_cell(&t, "%llu", (unsigned long long)rows[i].keys);
+		table_cell(&t, "%s", mem);
+		table_cell(&t, "%s", rows[i].probes == dflt ? "*" :
+			   i == n - 1 ? "(all)" : "");
+	}
+	printf("%zu prefixes of %u lengths; a lookup probes each length held\n",
+	       kl->count, plen_count(&all));
+	table_print(&t);
+	table_free(&t);
+	printf("memory: a blocked filter of the keys, each probe at E/PROBES so that a lookup stays at E\n");
+}
