@@ -16,6 +16,9 @@
  *   test        bloom_test_hash() of present / absent keys, independent
  *   dep         the same, each key chosen by the previous answer (latency)
  *   bat         bloom_test_batch() of 4096 keys at a time
+ *   memlat      one dependent random load over the filter's memory
+ *   memmlp      one independent random 64-byte read over it, 4096 in a
+ *               row (the bound a batch touching one line per key meets)
  * Every lookup includes hashing its key. Lookups are repeated REPS times
  * (default 11) and the median is printed; FILE gets every figure as
  * tab-separated "core LAYOUT N PPB METRIC MEDIAN MIN MAX" lines. Absent keys
@@ -201,6 +204,45 @@ static double memory_latency(u64 bytes)
 	return p == ~0ULL ? 0 : t;
 }
 
+/*
+ * ns per independent random 64-byte read over @bytes of memory: GROUP
+ * line indices drawn first, then read with nothing depending on a load,
+ * so that the core keeps as many misses in flight as it can. This is
+ * the machine's memory-level-parallelism bound for a batch of lookups
+ * touching one line each, measured in the same run over the same size.
+ */
+static double memory_parallel(u64 bytes)
+{
+	u64 n = bytes / 64, i, j, state = 7, sum = 0, *mem, *idx;
+	double t, v[5];
+	int r;
+
+	mem = alloc_big(n * 64);
+	idx = malloc(GROUP * sizeof(*idx));
+	if (!idx)
+		exit(1);
+	for (i = 0; i < n * 8; i += 8)
+		mem[i] = i;	/* every line touched: no zero page */
+	for (r = 0; r < 5; r++) {
+		t = now_ns();
+		for (i = 0; i < OPS / GROUP * GROUP; i += GROUP) {
+			for (j = 0; j < GROUP; j++) {
+				state ^= state << 13;
+				state ^= state >> 7;
+				state ^= state << 17;
+				idx[j] = (state % n) * 8;
+			}
+			for (j = 0; j < GROUP; j++)
+				sum += mem[idx[j]];
+		}
+		v[r] = (now_ns() - t) / i;
+	}
+	qsort(v, 5, sizeof(*v), cmp_double);
+	free(idx);
+	free(mem);
+	return sum == 42 ? 0 : v[2];
+}
+
 struct ctx {
 	struct bloom_core c;
 	struct bloom_bits *b;
@@ -260,6 +302,7 @@ static void timed(struct ctx *x, const char *layout, const char *metric,
 
 struct result {
 	double mib, load, add, add_batch, test[2], dep[2], bat[2], fpr, lat;
+	double mlp;
 };
 
 /*
@@ -345,6 +388,8 @@ static void run(u8 layout, u64 n, struct result *r)
 	free(x.h);
 	r->lat = memory_latency(bytes);
 	record1(name, n, "memlat", r->lat);
+	r->mlp = memory_parallel(bytes);
+	record1(name, n, "memmlp", r->mlp);
 }
 
 #define AGE_GENS	2
@@ -1208,9 +1253,9 @@ int main(int argc, char **argv)
 		       reps);
 		return 0;
 	}
-	printf("%-12s %10s %7s %5s %5s %5s | %11s %11s %11s %7s\n", "layout",
+	printf("%-12s %10s %7s %5s %5s %5s | %11s %11s %11s %7s %7s\n", "layout",
 	       "keys", "MiB", "load", "add/b", "add", "test p/a",
-	       "dep p/a", "batch p/a", "memlat");
+	       "dep p/a", "batch p/a", "memlat", "indep");
 	for (si = 0; si < nsizes; si++) {
 		struct result r;
 
@@ -1219,12 +1264,12 @@ int main(int argc, char **argv)
 			    layout == BLOOM_LAYOUT_FUSE)
 				continue;	/* passes of their own: -C, -S */
 			run(layout, sizes[si], &r);
-			printf("%-12s %10llu %7.1f %5.1f %5.1f %5.1f | %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f %7.1f\n",
+			printf("%-12s %10llu %7.1f %5.1f %5.1f %5.1f | %5.1f %5.1f %5.1f %5.1f %5.1f %5.1f %7.1f %7.1f\n",
 			       bloom_layout_name(layout),
 			       (unsigned long long)sizes[si],
 			       r.mib, r.load, r.add_batch, r.add, r.test[0],
 			       r.test[1], r.dep[0], r.dep[1], r.bat[0],
-			       r.bat[1], r.lat);
+			       r.bat[1], r.lat, r.mlp);
 			fflush(stdout);
 		}
 		run_libbloom(sizes[si], &r);
@@ -1234,6 +1279,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	printf("(ns per key; p/a: present/absent keys; memlat: one dependent "
-	       "random load over the filter's memory)\n");
+	       "random load over the filter's memory; indep: one independent "
+	       "random 64-byte read over it, 4096 in a row)\n");
 	return 0;
 }
