@@ -368,6 +368,7 @@ struct bloom_bits *fuse_build(struct bloom_geom *g, const struct keylist *kl,
 #define BLOOM_PLEN_MAX		128
 #define EXPAND_MAX_BITS		16	/* a prefix becomes at most 2^16 keys */
 #define EXPAND_BUDGET		2	/* by default, at most twice the keys */
+#define EXPAND_KEYS_MAX		(1ULL << 24)	/* an explicit list, no capacity */
 #define OPT_PREFIX_LENGTHS	0x125
 #define OPT_PROBES		0x126
 #define PREFIX_LONGOPTS							\
@@ -384,6 +385,7 @@ struct prefix_opts {
 	int mode;		/* PREFIX_* */
 	struct plen_set lens;	/* PREFIX_LIST */
 	unsigned int probes;	/* PREFIX_AUTO: at most this many; 0: any */
+	bool force;		/* past the room, as --force */
 };
 
 bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
@@ -393,15 +395,17 @@ unsigned int plen_target(const struct plen_set *s, unsigned int l);
 u64 prefix_choose(const u64 *hist, unsigned int max_probes, u64 budget,
 		  struct plen_set *out);
 size_t prefix_expand(const void *keys, size_t n, size_t stride,
-		     const struct plen_set *lens,
+		     const struct plen_set *lens, bool longest_only,
 		     void (*emit)(void *ctx, const struct bloom_key_net *k,
 				  size_t origin),
 		     void *ctx);
+u64 prefix_keys(const u64 *hist, const struct plen_set *lens);
+void lengths_text(const struct plen_set *s, char *buf, size_t size);
 void prefix_histogram(const struct keylist *kl, u64 *hist);
 void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
 		 const struct plen_set *held, u64 room, struct plen_set *lens,
 		 const char *cmd);
-void keylist_expand(struct keylist *kl, const struct plen_set *lens);
+bool keylist_expand(struct keylist *kl, const struct plen_set *lens);
 void calc_prefixes(const struct keylist *kl, u64 ppb);
 
 /* snapfilter.c: a snapshot file queried as a filter, offline */

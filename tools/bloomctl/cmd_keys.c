@@ -24,7 +24,8 @@ struct keys_cmd {
 	bool file;		/* test, count: NAME is a snapshot file */
 	struct prefix_opts po;	/* add: net keys' prefix lengths */
 	size_t listed;		/* keys given, before the expansion */
-	unsigned int stored_lens;	/* net: lengths they are stored at */
+	bool expanded;		/* net: some were stored as longer prefixes */
+	struct plen_set stored_lens;	/* add: the lengths they went to */
 	struct snap_filter sf;	/* its contents */
 	struct bloom_ioc_info info;
 	struct keylist kl;
@@ -61,16 +62,18 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->match = true;
 		else if (c == 'F' && is_add)
 			k->force = true;
-		else if (is_add && prefix_option(&k->po, argv[0], c, optarg))
+		else if ((is_add || c == OPT_PREFIX_LENGTHS) &&
+			 prefix_option(&k->po, argv[0], c, optarg))
 			continue;
 		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F' ||
-			 c == OPT_PREFIX_LENGTHS || c == OPT_PROBES)
+			 c == OPT_PROBES)
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);
 		else
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 1, -1, "NAME");
+	k->po.force = k->force;
 	k->name = argv[optind];
 	k->file = (is_test || !strcmp(argv[0], "count")) &&
 		  is_snap_path(k->name);
@@ -89,24 +92,52 @@ static struct plen_set held_lengths(const struct keys_cmd *k)
 }
 
 /*
+ * The lengths del, test and count expand a prefix to: the filter's, or
+ * --prefix-lengths LIST (the lengths it was added at), or none (all).
+ */
+static struct plen_set lookup_lengths(const struct keys_cmd *k)
+{
+	struct plen_set none = { 0 };
+
+	if (k->po.mode == PREFIX_LIST)
+		return k->po.lens;
+	return k->po.mode == PREFIX_ALL ? none : held_lengths(k);
+}
+
+/* Die before expanding @kl at @lens into more than EXPAND_KEYS_MAX. */
+static void bound_expansion(const struct keys_cmd *k,
+			    const struct plen_set *lens)
+{
+	u64 hist[BLOOM_PLEN_MAX + 1], keys;
+
+	prefix_histogram(&k->kl, hist);
+	keys = prefix_keys(hist, lens);
+	if (keys > EXPAND_KEYS_MAX)
+		die("%s %s: the %zu prefixes would be %llu keys at the filter's lengths, more than %llu: give them in parts",
+		    k->cmd, k->name, k->kl.count, (unsigned long long)keys,
+		    (unsigned long long)EXPAND_KEYS_MAX);
+}
+
+/*
  * Net keys are stored at a few prefix lengths (prefixes.c): add stores
  * them at the filter's lengths (or, into an empty filter, the lengths
- * chosen for the list), del deletes what add stored.
+ * chosen for the list), del and count look for what add stored.
  */
 static void keys_expand(struct keys_cmd *k)
 {
-	struct plen_set lens = held_lengths(k);
+	struct plen_set held = held_lengths(k), lens = lookup_lengths(k);
+	u64 room = k->info.capacity > k->info.inserted ?
+		   k->info.capacity - k->info.inserted : 0;
 
-	k->listed = k->kl.count;
 	if (!strcmp(k->cmd, "add")) {
-		u64 room = k->info.capacity > k->info.inserted ?
-			   k->info.capacity - k->info.inserted : 0;
-
-		prefix_plan(&k->po, &k->kl, &lens, room, &lens, k->cmd);
-		keylist_expand(&k->kl, &lens);
-		k->stored_lens = plen_count(&lens);
-	} else if (!strcmp(k->cmd, "del") && plen_count(&lens)) {
-		keylist_expand(&k->kl, &lens);
+		prefix_plan(&k->po, &k->kl, &held, room, &lens, k->cmd);
+		k->expanded = keylist_expand(&k->kl, &lens);
+		k->stored_lens = lens;
+	} else if (!strcmp(k->cmd, "del") || !strcmp(k->cmd, "count")) {
+		if (k->po.probes)
+			usage_error(k->cmd, "--probes is for add and build");
+		bound_expansion(k, &lens);
+		k->expanded = keylist_expand(&k->kl, &lens);
 	}
 }
 
@@ -236,7 +267,7 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 {
 	struct json j;
 
-	bool expanded = k->kl.count != k->listed;
+	unsigned int l, nlens = plen_count(&k->stored_lens);
 
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
@@ -244,9 +275,13 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 		json_str(&j, "filter", k->name);
 		json_u64(&j, count_key, n);
 		json_u64(&j, extra_key, extra);
-		if (k->stored_lens) {
+		if (k->expanded) {
 			json_u64(&j, "stored", k->kl.count);
-			json_u64(&j, "prefix_lengths", k->stored_lens);
+			json_array(&j, "stored_prefix_lengths");
+			for (l = 0; l <= BLOOM_PLEN_MAX; l++)
+				if (k->stored_lens.w[l / 64] >> (l % 64) & 1)
+					json_u64(&j, NULL, l);
+			json_close(&j, ']');
 		}
 		json_close(&j, '}');
 		json_finish(&j);
@@ -255,9 +290,9 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 		       (unsigned long long)n, PLURAL(n),
 		       *verb == 'a' ? "to" : "from",
 		       k->name, (unsigned long long)extra, extra_key);
-		if (expanded && k->stored_lens)
-			printf("; stored as %zu prefixes of %u lengths",
-			       k->kl.count, k->stored_lens);
+		if (k->expanded && nlens)
+			printf("; stored as %zu prefixes of %u length%s",
+			       k->kl.count, nlens, PLURAL(nlens));
 		printf(")\n");
 	}
 }
@@ -353,28 +388,30 @@ static bool longest_prefix(const struct keys_cmd *k, size_t i)
 }
 
 #define NO_MATCH	0xff	/* matched[]: no prefix matched */
+#define VALUES_DIFFER	0xfffffffeU	/* values_of(): not one value */
 
 /*
  * The probes of key @i: a longest-prefix key probes its address masked
- * to each prefix length the filter holds, up to the key's own, longest
- * first, as bloom_test_net() does; an exact key probes itself, or, at a
- * length the filter does not hold, the prefixes add stored it as (the
- * covering prefixes at the next length it holds). Returns how many
- * probes must hit: 0 for any (the first, longest), else all.
+ * to each prefix length the filter holds, longest first, as
+ * bloom_test_net() does (a prefix with --match: up to the length add
+ * stored it at); an exact key probes itself, or, at a length the filter
+ * does not hold, the prefixes add stored it as (the covering prefixes at
+ * the next length it holds). Returns how many probes must hit: 0 for
+ * any (the first, longest), else all.
  */
 static size_t push_probes(const struct keys_cmd *k, size_t i,
 			  struct keylist *probes)
 {
 	const struct bloom_key_net *key = keylist_rec(&k->kl, i);
-	struct plen_set held = held_lengths(k);
+	struct plen_set lens = lookup_lengths(k);
 	struct bloom_key_net probe = *key;
-	unsigned int t = key->plen, b;
+	unsigned int t = plen_target(&lens, key->plen), b;
 	size_t before = probes->count;
 	u64 v;
 	int p;
 
 	if (longest_prefix(k, i)) {
-		for (p = key->plen; p >= 0; p--) {
+		for (p = (int)t; p >= 0; p--) {
 			if (!holds_plen(&k->info, (unsigned int)p))
 				continue;
 			probe.plen = (u8)p;
@@ -383,8 +420,11 @@ static size_t push_probes(const struct keys_cmd *k, size_t i,
 		}
 		return 0;
 	}
-	if (!holds_plen(&k->info, t))
-		t = plen_target(&held, t);
+	if (holds_plen(&k->info, key->plen))
+		t = key->plen;	/* stored as itself */
+	if (probes->count + (1ULL << (t - key->plen)) > EXPAND_KEYS_MAX)
+		die("%s %s: the keys would be more than %llu lookups at the filter's lengths: give them in parts",
+		    k->cmd, k->name, (unsigned long long)EXPAND_KEYS_MAX);
 	probe.plen = (u8)t;
 	for (v = 0; v < 1ULL << (t - key->plen); v++) {
 		for (b = key->plen; b < t; b++) {
@@ -519,51 +559,61 @@ static u32 value_bits(const struct keys_cmd *k)
 	return dev_fuse(k->name, &f) ? 0 : f.value_bits;
 }
 
-/* The key whose value key @i has: itself, or the prefix that matched. */
-static void value_key(const struct keys_cmd *k, size_t i, const u8 *matched,
-		      u8 *rec)
+/*
+ * The keys whose values key @i has, into @probes: itself, the prefix
+ * that matched, or, for a prefix stored as the covering prefixes of a
+ * longer length (matched there), every one of them.
+ */
+static void push_value_keys(const struct keys_cmd *k, size_t i,
+			    const u8 *matched, struct keylist *probes)
 {
-	struct bloom_key_net *net = (struct bloom_key_net *)rec;
+	const struct bloom_key_net *key = keylist_rec(&k->kl, i);
+	struct bloom_key_net net;
+	unsigned int b, t;
+	u64 v;
 
-	memcpy(rec, keylist_rec(&k->kl, i), k->kl.stride);
-	if (k->kl.type == BLOOM_KEY_NET && matched[i] != NO_MATCH) {
-		net->plen = matched[i];
-		bloom_net_mask(net->addr, net->plen);
+	if (k->kl.type != BLOOM_KEY_NET || matched[i] == NO_MATCH) {
+		keylist_push(probes, key);
+		return;
+	}
+	net = *key;
+	t = longest_prefix(k, i) ? key->plen : matched[i];
+	net.plen = matched[i];
+	bloom_net_mask(net.addr, min(net.plen, key->plen));
+	for (v = 0; v < 1ULL << (t - key->plen); v++) {
+		for (b = key->plen; b < t; b++) {
+			u8 m = (u8)(0x80 >> (b % 8));
+
+			if (v >> (t - 1 - b) & 1)
+				net.addr[b / 8] |= m;
+			else
+				net.addr[b / 8] &= (u8)~m;
+		}
+		keylist_push(probes, &net);
 	}
 }
 
-/*
- * The values of a static map's present keys (BLOOM_VALUE_ABSENT for
- * the absent ones), or NULL for a filter without values.
- */
-static u32 *values_of(struct keys_cmd *k, const u8 *map, const u8 *matched)
+/* Values of @probes into @values, from the kernel or the file. */
+static void lookup_values(struct keys_cmd *k, const struct keylist *probes,
+			  u32 *values)
 {
-	struct keylist probes = { .type = k->kl.type, .stride = k->kl.stride };
-	u8 rec[KEY_REC_MAX];
-	size_t i, at, len;
-	u32 *values, n;
 	struct bloom_ioc_batch b;
+	size_t i, at, len;
+	u32 n;
 	int err;
 
-	if (!value_bits(k))
-		return NULL;
-	for (i = 0; i < k->kl.count; i++) {
-		value_key(k, i, matched, rec);
-		keylist_push(&probes, rec);
-	}
-	values = xcalloc(k->kl.count + 1, sizeof(*values));
-	for (at = 0; at < probes.count; at += n) {
-		n = (u32)min((size_t)KEYS_PER_BATCH, probes.count - at);
+	for (at = 0; at < probes->count; at += n) {
+		n = (u32)min((size_t)KEYS_PER_BATCH, probes->count - at);
 		if (!k->file) {
-			err = dev_batch(BLOOM_IOC_VALUE, k->name, &probes, at,
+			err = dev_batch(BLOOM_IOC_VALUE, k->name, probes, at,
 					n, values + at, &b);
 			if (err)
 				batch_failed(k, err, at + b.done);
 			continue;
 		}
 		for (i = at; i < at + n; i++) {
-			const void *key = rec_key(probes.type,
-						  keylist_rec(&probes, i), &len);
+			const void *key = rec_key(probes->type,
+						  keylist_rec(probes, i), &len);
 			u64 h = bloom_hash(&k->sf.core[0], key, len);
 
 			if (!bloom_fuse_lookup(&k->sf.core[0], k->sf.bits[0],
@@ -571,9 +621,39 @@ static u32 *values_of(struct keys_cmd *k, const u8 *map, const u8 *matched)
 				values[i] = BLOOM_VALUE_ABSENT;
 		}
 	}
-	for (i = 0; i < k->kl.count; i++)
-		if (!bit(map, i))
-			values[i] = BLOOM_VALUE_ABSENT;
+}
+
+/*
+ * The values of a static map's present keys (BLOOM_VALUE_ABSENT for
+ * the absent ones, VALUES_DIFFER for a prefix whose covering prefixes
+ * have more than one: a longer listed prefix inside it has its own), or
+ * NULL for a filter without values.
+ */
+static u32 *values_of(struct keys_cmd *k, const u8 *map, const u8 *matched)
+{
+	struct keylist probes = { .type = k->kl.type, .stride = k->kl.stride };
+	size_t i, j, *first;
+	u32 *values, *all;
+
+	if (!value_bits(k))
+		return NULL;
+	first = xcalloc(k->kl.count + 1, sizeof(*first));
+	for (i = 0; i < k->kl.count; i++) {
+		first[i] = probes.count;
+		push_value_keys(k, i, matched, &probes);
+	}
+	first[k->kl.count] = probes.count;
+	all = xcalloc(probes.count + 1, sizeof(*all));
+	lookup_values(k, &probes, all);
+	values = xcalloc(k->kl.count + 1, sizeof(*values));
+	for (i = 0; i < k->kl.count; i++) {
+		values[i] = bit(map, i) ? all[first[i]] : BLOOM_VALUE_ABSENT;
+		for (j = first[i] + 1; j < first[i + 1]; j++)
+			if (bit(map, i) && all[j] != values[i])
+				values[i] = VALUES_DIFFER;
+	}
+	free(all);
+	free(first);
 	keylist_free(&probes);
 	return values;
 }
@@ -584,8 +664,19 @@ static const char *value_note(const u32 *values, size_t i, char *buf,
 {
 	if (!values || values[i] == BLOOM_VALUE_ABSENT)
 		return "";
+	if (values[i] == VALUES_DIFFER)
+		return ", values differ inside it (longer listed prefixes have their own)";
 	snprintf(buf, size, ", value %u", values[i]);
 	return buf;
+}
+
+/* "value": V, or "values_differ": true. */
+static void json_value(struct json *j, u32 value)
+{
+	if (value == VALUES_DIFFER)
+		json_bool(j, "values_differ", true);
+	else
+		json_u64(j, "value", value);
 }
 
 static void test_json(const struct keys_cmd *k, const u8 *map,
@@ -605,7 +696,7 @@ static void test_json(const struct keys_cmd *k, const u8 *map,
 	if (net)
 		json_str(&j, "lookup", lookup_kind(k));
 	if (values && k->kl.count == 1 && present)
-		json_u64(&j, "value", values[0]);
+		json_value(&j, values[0]);
 	if (k->verbose) {
 		json_array(&j, "results");
 		for (i = 0; i < k->kl.count; i++) {
@@ -615,7 +706,7 @@ static void test_json(const struct keys_cmd *k, const u8 *map,
 			json_str(&j, "key", keylist_text(&k->kl, i));
 			json_bool(&j, "present", bit(map, i));
 			if (values && bit(map, i))
-				json_u64(&j, "value", values[i]);
+				json_value(&j, values[i]);
 			if (net)
 				json_str(&j, "lookup",
 					 lpm ? "longest-prefix" : "exact");
@@ -694,13 +785,19 @@ int cmd_count(int argc, char **argv)
 {
 	struct keys_cmd k;
 	struct json j;
-	u8 count = 0;
+	u8 count, *counts;
+	size_t i;
 
 	keys_options(argc, argv, &k);
 	if (k.in.nfiles || k.in.nargs != 1)
 		usage_error(argv[0], "want NAME KEY");
 	keys_load(&k);
-	send_keys(&k, &k.kl, BLOOM_IOC_COUNT, &count, NULL);
+	/* A prefix stored as several: the smallest of their counts. */
+	counts = xcalloc(k.kl.count + 1, 1);
+	send_keys(&k, &k.kl, BLOOM_IOC_COUNT, counts, NULL);
+	for (i = 0, count = counts[0]; i < k.kl.count; i++)
+		count = min(count, counts[i]);
+	free(counts);
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
 		json_object(&j, NULL);

@@ -253,6 +253,7 @@ int cmd_build(int argc, char **argv)
 		usage_error(argv[0], "--values builds a static map: give --kind fuse8 or fuse16");
 	in.args = argv + optind;
 	in.nargs = argc - optind;
+	po.force = force;
 	keylist_load(&kl, (u8)o.key_type, &in, argv[0]);
 	if (kl.type == BLOOM_KEY_NET) {
 		prefix_plan(&po, &kl, NULL, o.capacity, &lens, argv[0]);
@@ -712,8 +713,8 @@ static void calc_options(int argc, char **argv, struct geom_opts *o,
 		if (c == 'f')
 			key_input_file(in, optarg);
 		else if (!grow_option(o, argv[0], c, optarg) &&
-		    !transport_option(o, argv[0], c, optarg) &&
-		    !geom_option(o, argv[0], c, optarg))
+			 !transport_option(o, argv[0], c, optarg) &&
+			 !geom_option(o, argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 0, 0, "only options");

@@ -142,8 +142,10 @@ const struct command commands[] = {
 	  "      --force        add past the capacity anyway\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
 	  PREFIX_HELP
-	  "A net filter that holds keys already keeps its lengths (and adds those of\n"
-	  "--prefix-lengths); del and test of a prefix expand it as add did.\n\n"
+	  "A net filter that holds keys already keeps its lengths (adding one of the\n"
+	  "list's only where the keys would otherwise be more than twice as many);\n"
+	  "del, count and an exact test of a prefix look for what add stored, or\n"
+	  "for the lengths given with --prefix-lengths LIST.\n\n"
 	  KEYS_HELP },
 	{ "del", cmd_del, "NAME [KEY...] [-f FILE]... [--exist]",
 	  "Delete keys from a counting or cuckoo filter. Delete only keys that were\n"
@@ -152,7 +154,9 @@ const struct command commands[] = {
 	  "tests absent. Keys are deleted in order; an\n"
 	  "absent key stops the command there (exit 2) unless --exist.\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
-	  "      --exist        skip absent keys instead of failing\n\n"
+	  "      --exist        skip absent keys instead of failing\n"
+	  "      --prefix-lengths LIST  net: a prefix is deleted as add stored it\n"
+	  "                     at these lengths (default: the filter's)\n\n"
 	  KEYS_HELP },
 	{ "test", cmd_test, "NAME|FILE [KEY...] [-f FILE]... [--verbose] [--match]",
 	  "Test keys. Exit status 0 when every key is present, 1 when any is\n"
@@ -165,12 +169,17 @@ const struct command commands[] = {
 	  "lookup each key had (JSON: \"lookup\", and \"matched\" with --verbose).\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "  -v, --verbose      a line per key: KEY present, or KEY absent\n"
-	  "      --match        net filters: prefixes too match as packets do, up to\n"
-	  "                     their own length\n\n"
+	  "      --match        net filters: prefixes too match as packets from\n"
+	  "                     their first address do\n"
+	  "      --prefix-lengths LIST  net: an exact prefix is looked for as add\n"
+	  "                     stored it at these lengths (default: the filter's;\n"
+	  "                     present when every covering prefix is)\n\n"
 	  FILE_HELP "\n" KEYS_HELP },
 	{ "count", cmd_count, "NAME|FILE KEY",
 	  "Print how often KEY was added to a counting filter (an upper bound;\n"
-	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n\n"
+	  "15 means saturated). Other layouts print 1 if present, 0 if absent.\n"
+	  "A net prefix stored as several covering prefixes counts the least of\n"
+	  "theirs (--prefix-lengths LIST as for del).\n\n"
 	  FILE_HELP },
 	{ "save", cmd_save, "NAME --out FILE [--compress]",
 	  "Save a filter to a snapshot file.\n\n" OUT_HELP "\n"

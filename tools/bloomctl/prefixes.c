@@ -22,6 +22,7 @@
  * keys: one that would keeps its own length.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bloomctl.h"
@@ -246,67 +247,132 @@ static void cover_claim(struct cover_set *s, const struct bloom_key_net *k,
 	}
 }
 
-/*
+/* Every covering prefix of @k at length @t, to @emit. */
+static size_t cover_all(const struct bloom_key_net *k, unsigned int t,
+			size_t i,
+			void (*emit)(void *ctx, const struct bloom_key_net *k,
+				     size_t origin),
+			void *ctx)
+{
+	struct bloom_key_net c = *k;
+	u64 v, fan = 1ULL << (t - k->plen);
+
+	c.plen = (u8)t;
+	for (v = 0; v < fan; v++) {
+		set_bits(c.addr, k->plen, t - k->plen, v);
+		emit(ctx, &c, i);
+	}
+	return (size_t)fan;
+}
+
+struct claim_ctx {
+	struct cover_set *s;
+	u8 origin;
+	size_t kept;
+	void (*emit)(void *ctx, const struct bloom_key_net *k, size_t origin);
+	void *ctx;
+};
+
+static void claim(void *ctx, const struct bloom_key_net *k, size_t origin)
+{
+	struct claim_ctx *cc = ctx;
+
+	cover_claim(cc->s, k, cc->origin);
+}
+
+static void emit_claimed(void *ctx, const struct bloom_key_net *k,
+			 size_t origin)
+{
+	struct claim_ctx *cc = ctx;
+
+	if (cover_find(cc->s, k)->key.pad[1] == cc->origin) {
+		cc->emit(cc->ctx, k, origin);
+		cc->kept++;
+	}
+}
+
+/**
  * prefix_expand() - the prefixes @keys become at lengths @lens
  * @keys: @n net keys, @stride bytes apart
  * @lens: the lengths to store them at
+ * @longest_only: a covering prefix that a longer key also produces is
+ *	left to that one (a static map: its value is the longest's);
+ *	otherwise every key's covering prefixes are all emitted, so that
+ *	a counting or cuckoo filter holds each listed key whole and a del
+ *	of one takes nothing of another
  * @emit: called for each key to store, in input order, with the index
  *	of the key it covers part of
  * @ctx: for @emit
  *
  * A key is stored at the shortest length of @lens at least its own
- * (plen_target()), as the prefixes of that length that cover it; a
- * covering prefix that a longer key also produces is left to that one.
- * A key that cannot expand keeps its length, and so does every shorter
- * key that would expand past it (it has further to go), so a longer key
- * is always probed before the covering prefixes of a shorter one.
- * Keys of the same prefix are each emitted (a static map checks their
- * values agree).
+ * (plen_target()), as the prefixes of that length that cover it. A key
+ * that cannot expand keeps its length, and so does every shorter key
+ * that would expand past it (it has further to go), so a longer key is
+ * always probed before the covering prefixes of a shorter one. Keys of
+ * the same prefix are each emitted (a static map checks their values
+ * agree). Callers bound the total first (prefix_keys()).
  *
  * Return: how many keys were emitted.
  */
 size_t prefix_expand(const void *keys, size_t n, size_t stride,
-		     const struct plen_set *lens,
+		     const struct plen_set *lens, bool longest_only,
 		     void (*emit)(void *ctx, const struct bloom_key_net *k,
 				  size_t origin),
 		     void *ctx)
 {
 	struct cover_set s = { 0 };
+	struct claim_ctx cc = { .s = &s, .emit = emit, .ctx = ctx };
 	size_t i, total = 0, out = 0, size = 1;
-	u64 v, fan;
-	int pass;
 
 	for (i = 0; i < n; i++) {
 		const struct bloom_key_net *k = key_at(keys, stride, i);
+		unsigned int t = plen_target(lens, k->plen);
 
-		total += 1ULL << (plen_target(lens, k->plen) - k->plen);
+		if (!longest_only)
+			out += cover_all(k, t, i, emit, ctx);
+		else
+			total += (size_t)1 << (t - k->plen);
 	}
+	if (!longest_only)
+		return out;
 	while (size < 2 * total)
 		size *= 2;
 	s.slot = xcalloc(size, sizeof(*s.slot));
 	s.mask = size - 1;
-	/* Pass 0 claims every covering prefix, pass 1 emits the kept ones. */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < n; i++) {
-			const struct bloom_key_net *k = key_at(keys, stride, i);
-			unsigned int t = plen_target(lens, k->plen);
-			struct bloom_key_net c = *k;
+	/* Claim every covering prefix, then emit those each key kept. */
+	for (i = 0; i < n; i++) {
+		const struct bloom_key_net *k = key_at(keys, stride, i);
 
-			c.plen = (u8)t;
-			fan = 1ULL << (t - k->plen);
-			for (v = 0; v < fan; v++) {
-				set_bits(c.addr, k->plen, t - k->plen, v);
-				if (!pass) {
-					cover_claim(&s, &c, k->plen);
-				} else if (cover_find(&s, &c)->key.pad[1] == k->plen) {
-					emit(ctx, &c, i);
-					out++;
-				}
-			}
-		}
+		cc.origin = k->plen;
+		cover_all(k, plen_target(lens, k->plen), i, claim, &cc);
+	}
+	for (i = 0; i < n; i++) {
+		const struct bloom_key_net *k = key_at(keys, stride, i);
+
+		cc.origin = k->plen;
+		cover_all(k, plen_target(lens, k->plen), i, emit_claimed, &cc);
 	}
 	free(s.slot);
-	return out;
+	return cc.kept;
+}
+
+/**
+ * prefix_keys() - how many keys a histogram of lengths becomes at @lens
+ * @hist: prefixes of each length, 0..128
+ * @lens: the lengths
+ *
+ * Return: the keys (every covering prefix), saturating at U64_MAX.
+ */
+u64 prefix_keys(const u64 *hist, const struct plen_set *lens)
+{
+	u64 keys = 0;
+	unsigned int l;
+
+	for (l = 0; l <= BLOOM_PLEN_MAX; l++)
+		if (hist[l])
+			keys = sat_add(keys, sat_mul(hist[l],
+						     fanout(l, plen_target(lens, l))));
+	return keys;
 }
 
 /* prefix_histogram() - how many keys of @kl (net) have each length */
@@ -351,26 +417,79 @@ static bool nothing_to_expand(const struct keylist *kl,
  * keylist_expand() - store a net keylist's prefixes at lengths @lens
  * @kl: net keys, as loaded; replaced by the keys to store, each naming
  *	the line of the key it covers part of
- * @lens: the lengths (prefix_plan())
+ * @lens: the lengths (prefix_plan(), which bounds the total)
+ *
+ * Return: true if any key was expanded.
  */
-void keylist_expand(struct keylist *kl, const struct plen_set *lens)
+bool keylist_expand(struct keylist *kl, const struct plen_set *lens)
 {
 	struct keylist to;
 	struct expand_ctx e = { .from = kl, .to = &to };
 
 	if (kl->type != BLOOM_KEY_NET || nothing_to_expand(kl, lens))
-		return;
+		return false;
 	to = *kl;
 	to.recs = NULL;
 	to.where = NULL;
 	to.values = NULL;
 	to.count = 0;
 	to.cap = 0;
-	prefix_expand(kl->recs, kl->count, kl->stride, lens, emit_rec, &e);
+	prefix_expand(kl->recs, kl->count, kl->stride, lens, kl->with_values,
+		      emit_rec, &e);
 	free(kl->recs);
 	free(kl->where);
 	free(kl->values);
 	*kl = to;
+	return true;
+}
+
+/* "16,24,32" (IPv4 lengths) or "6:48,6:64" for IPv6 ones. */
+void lengths_text(const struct plen_set *s, char *buf, size_t size)
+{
+	size_t at = 0;
+	unsigned int l;
+
+	buf[0] = 0;
+	for (l = 0; l <= BLOOM_PLEN_MAX && at < size; l++) {
+		if (!plen_has(s, l))
+			continue;
+		at += (size_t)snprintf(buf + at, size - at, "%s%s%u",
+				       at ? "," : "", l >= 96 ? "" : "6:",
+				       l >= 96 ? l - 96 : l);
+	}
+}
+
+/*
+ * Lengths for a filter that holds some already: those, and, while the
+ * keys would be more than @budget, the listed length whose own probe
+ * saves the most keys.
+ */
+static void add_lengths_within(const u64 *hist, u64 budget,
+			       struct plen_set *lens)
+{
+	struct plen_set best, with;
+	u64 keys = prefix_keys(hist, lens), least, k;
+	unsigned int l;
+
+	while (keys > budget) {
+		least = keys;
+		best = *lens;
+		for (l = 0; l <= BLOOM_PLEN_MAX; l++) {
+			if (!hist[l] || plen_has(lens, l))
+				continue;
+			with = *lens;
+			plen_put(&with, l);
+			k = prefix_keys(hist, &with);
+			if (k < least) {
+				least = k;
+				best = with;
+			}
+		}
+		if (least == keys)
+			break;	/* every listed length is held */
+		*lens = best;
+		keys = least;
+	}
 }
 
 /**
@@ -382,37 +501,59 @@ void keylist_expand(struct keylist *kl, const struct plen_set *lens)
  * @lens: the lengths chosen
  * @cmd: for messages
  *
- * A filter that holds net keys keeps its lengths (and those of a given
- * list); otherwise the list's own lengths decide: the fewest that at
- * most double the keys, and fit in @room when the list alone does.
+ * An empty filter takes the list's own choice: the fewest lengths that
+ * at most double the keys (and fit in @room when the list alone does),
+ * --probes, or --prefix-lengths. A filter that holds net keys keeps its
+ * lengths, and takes a listed length of its own only where the keys
+ * would otherwise be more than that budget. An explicit list that makes
+ * more keys than @room (or, without one, than EXPAND_KEYS_MAX) is
+ * refused before anything is expanded.
  */
 void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
 		 const struct plen_set *held, u64 room, struct plen_set *lens,
 		 const char *cmd)
 {
+	u64 hist[BLOOM_PLEN_MAX + 1], keys, limit;
 	u64 budget = EXPAND_BUDGET * kl->count;
-	u64 hist[BLOOM_PLEN_MAX + 1];
 	bool holds = held && plen_count(held);
+	char text[1024];
 	unsigned int i;
 
-	if (holds)
-		*lens = *held;
-	else
-		memset(lens, 0, sizeof(*lens));
+	if (po->probes && po->mode != PREFIX_AUTO)
+		usage_error(cmd, "--probes chooses the lengths: not with --prefix-lengths");
+	if (room >= kl->count && room < budget)
+		budget = room;
 	prefix_histogram(kl, hist);
-	if (po->mode == PREFIX_LIST || (holds && po->mode != PREFIX_ALL)) {
-		for (i = 0; i < BLOOM_PLEN_WORDS; i++)
-			lens->w[i] |= po->mode == PREFIX_LIST ? po->lens.w[i] : 0;
+	if (holds && po->mode != PREFIX_ALL) {
+		if (po->mode == PREFIX_LIST || po->probes) {
+			lengths_text(held, text, sizeof(text));
+			die("%s: the filter holds net keys at lengths %s already: --prefix-lengths and --probes choose the lengths of an empty filter (--prefix-lengths all adds keys at their own)",
+			    cmd, text);
+		}
+		*lens = *held;
+		add_lengths_within(hist, budget, lens);
 		return;
 	}
+	memset(lens, 0, sizeof(*lens));
 	if (po->mode == PREFIX_ALL) {
 		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
 			if (hist[i])
 				plen_put(lens, i);
 		return;
 	}
-	if (room >= kl->count && room < budget)
-		budget = room;
+	if (po->mode == PREFIX_LIST) {
+		*lens = po->lens;
+		keys = prefix_keys(hist, lens);
+		limit = room ?: EXPAND_KEYS_MAX;
+		if (keys > limit && !po->force) {
+			lengths_text(lens, text, sizeof(text));
+			die("%s: at lengths %s the %zu keys become %llu, more than %s %llu (give other lengths, or --force)",
+			    cmd, text, kl->count, (unsigned long long)keys,
+			    room ? "the filter has room for" : "bloomctl makes,",
+			    (unsigned long long)limit);
+		}
+		return;
+	}
 	if (!prefix_choose(hist, po->probes, po->probes ? 0 : budget, lens) &&
 	    kl->count)
 		die("%s: no %u prefix lengths hold these prefixes: one would become more than 2^%d keys (give more --probes)",
@@ -438,16 +579,18 @@ static void parse_lengths(struct prefix_opts *po, const char *cmd,
 	}
 	po->mode = PREFIX_LIST;
 	memset(&po->lens, 0, sizeof(po->lens));
-	while (*s) {
+	do {
 		v6 = !strncmp(s, "6:", 2);
 		s += v6 ? 2 : 0;
 		l = strtoul(s, &end, 10);
-		if (end == s || (*end && *end != ',') || l > (v6 ? 128 : 32))
+		if (end == s || !isdigit((unsigned char)*s) ||
+		    (*end && *end != ',') || l > (v6 ? 128 : 32) ||
+		    (*end == ',' && !end[1]))
 			usage_error(cmd, "bad --prefix-lengths '%s' (all, auto, or lengths such as 16,24,32 and 6:48,6:64 for IPv6)",
 				    arg);
 		plen_put(&po->lens, (unsigned int)(v6 ? l : l + 96));
 		s = *end ? end + 1 : end;
-	}
+	} while (*s);
 }
 
 /**
@@ -476,22 +619,6 @@ bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
 		usage_error(cmd, "bad --probes '%s' (1 to 129)", arg);
 	po->probes = (unsigned int)p;
 	return true;
-}
-
-/* "16,24,32" (IPv4 lengths) or "6:48,6:64" for IPv6 ones. */
-static void lengths_text(const struct plen_set *s, char *buf, size_t size)
-{
-	size_t at = 0;
-	unsigned int l;
-
-	buf[0] = 0;
-	for (l = 0; l <= BLOOM_PLEN_MAX && at < size; l++) {
-		if (!plen_has(s, l))
-			continue;
-		at += (size_t)snprintf(buf + at, size - at, "%s%s%u",
-				       at ? "," : "", l >= 96 ? "" : "6:",
-				       l >= 96 ? l - 96 : l);
-	}
 }
 
 struct calc_prefix_row {
@@ -533,7 +660,7 @@ static void calc_prefix_row(const u64 *hist, const struct plen_set *lens,
  */
 void calc_prefixes(const struct keylist *kl, u64 ppb)
 {
-	struct calc_prefix_row rows[CALC_PROBES_MAX + 2];
+	struct calc_prefix_row rows[CALC_PROBES_MAX + 3];
 	u64 hist[BLOOM_PLEN_MAX + 1];
 	struct plen_set lens, all = { 0 };
 	unsigned int p, n = 0, i, dflt;
@@ -541,6 +668,8 @@ void calc_prefixes(const struct keylist *kl, u64 ppb)
 	struct table t;
 	struct json j;
 
+	if (!kl->count)
+		die("calc: no prefixes in the list");
 	prefix_histogram(kl, hist);
 	for (i = 0; i <= BLOOM_PLEN_MAX; i++)
 		if (hist[i])
@@ -551,9 +680,12 @@ void calc_prefixes(const struct keylist *kl, u64 ppb)
 		if (keys)
 			calc_prefix_row(hist, &lens, keys, ppb, &rows[n++]);
 	}
-	calc_prefix_row(hist, &all, kl->count, ppb, &rows[n++]);
 	prefix_choose(hist, 0, EXPAND_BUDGET * kl->count, &lens);
 	dflt = plen_count(&lens);
+	if (dflt > CALC_PROBES_MAX && dflt < plen_count(&all))
+		calc_prefix_row(hist, &lens, prefix_keys(hist, &lens), ppb,
+				&rows[n++]);
+	calc_prefix_row(hist, &all, kl->count, ppb, &rows[n++]);
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
 		json_object(&j, NULL);

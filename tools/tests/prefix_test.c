@@ -86,9 +86,12 @@ static bool keytab_put(struct keytab *t, const struct bloom_key_net *k,
 	return same;
 }
 
+/* With values, the longest listed prefix's; for membership, 1. */
+static bool member_only;
+
 static void store(void *ctx, const struct bloom_key_net *k, size_t origin)
 {
-	clash |= !keytab_put(&expanded, k, list[origin].value);
+	clash |= !keytab_put(&expanded, k, member_only ? 1 : list[origin].value);
 	stored++;
 }
 
@@ -234,6 +237,8 @@ static int differs(u32 v, char *why, size_t len)
 	ipv4(a, v);
 	want = lookup(&listed, a);	/* every listed length */
 	got = lookup(&expanded, a);	/* the lengths chosen */
+	if (member_only && want != NO_VALUE)
+		want = 1;
 	if (want == got)
 		return 0;
 	snprintf(why, len, "%u.%u.%u.%u: expanded lookup %d, brute force %d",
@@ -243,8 +248,34 @@ static int differs(u32 v, char *why, size_t len)
 	return 1;
 }
 
+static void check_one(const char *name, const char *mode,
+		      const struct plen_set *lens, u64 limit, size_t maxp);
+static u64 hist[BLOOM_PLEN_MAX + 1];
+
+/* Every covering prefix of every key: prefix_keys() of the list. */
+static u64 prefix_keys_of(const struct plen_set *lens)
+{
+	return prefix_keys(hist, lens);
+}
+
+/*
+ * Expand the list at @lens, with values (the longest listed prefix keeps
+ * a covering prefix) and then for membership (every covering prefix of
+ * every key, as counting and cuckoo filters store them), and compare
+ * both with the brute force; at most @limit keys and @maxp lengths.
+ */
 static void check(const char *name, const char *mode,
-		  const struct plen_set *lens, u64 limit)
+		  const struct plen_set *lens, u64 limit, size_t maxp)
+{
+	for (member_only = false; ; member_only = true) {
+		check_one(name, mode, lens, limit, maxp);
+		if (member_only)
+			break;
+	}
+}
+
+static void check_one(const char *name, const char *mode,
+		      const struct plen_set *lens, u64 limit, size_t maxp)
 {
 	char why[160] = "";
 	size_t i, bad = 0, probes;
@@ -253,9 +284,15 @@ static void check(const char *name, const char *mode,
 	stored = 0;
 	clash = false;
 	keytab_init(&expanded, prefix_expand(list, nlist, sizeof(*list), lens,
-					     count_only, NULL));
-	prefix_expand(list, nlist, sizeof(*list), lens, store, NULL);
+					     !member_only, count_only, NULL));
+	prefix_expand(list, nlist, sizeof(*list), lens, !member_only, store,
+		      NULL);
 	probes = plen_count(&expanded.lens);
+	if (!member_only && prefix_keys_of(lens) < stored) {
+		snprintf(why, sizeof(why), "prefix_keys() says %llu, %zu stored",
+			 (unsigned long long)prefix_keys_of(lens), stored);
+		bad++;
+	}
 	for (i = 0; i < nlist; i++) {
 		first = v4_of(&list[i].k);
 		span = list[i].k.plen == 96 ? 0xffffffffu :
@@ -268,9 +305,13 @@ static void check(const char *name, const char *mode,
 	}
 	for (i = 0; i < RANDOM_ADDRS; i++)
 		bad += differs((u32)rnd(), why, sizeof(why));
-	printf("%sok - prefixes %s %s: %zu lengths, %zu keys for %zu prefixes; every address answers as the brute force (%zu differ)\n",
-	       bad || clash || stored > limit ? "not " : "", name, mode,
-	       probes, stored, nlist, bad);
+	/* Keys of one prefix may meet: the membership table dedups them. */
+	if (member_only)
+		limit = prefix_keys_of(lens);
+	printf("%sok - prefixes %s %s%s: %zu lengths, %zu keys for %zu prefixes; every address answers as the brute force (%zu differ)\n",
+	       bad || clash || stored > limit || probes > maxp ? "not " : "",
+	       name, mode, member_only ? " membership" : " values", probes,
+	       stored, nlist, bad);
 	if (bad)
 		printf("    # e.g. %s\n", why);
 	if (clash)
@@ -278,14 +319,16 @@ static void check(const char *name, const char *mode,
 	if (stored > limit)
 		printf("    # %zu keys, more than the limit %llu\n", stored,
 		       (unsigned long long)limit);
-	printf("# probes %s %s %zu %zu\n", name, mode, probes, stored);
-	failures += bad || clash || stored > limit;
+	if (probes > maxp)
+		printf("    # %zu lengths, more than %zu\n", probes, maxp);
+	if (!member_only)
+		printf("# probes %s %s %zu %zu\n", name, mode, probes, stored);
+	failures += bad || clash || stored > limit || probes > maxp;
 	free(expanded.slot);
 }
 
 int main(int argc, char **argv)
 {
-	u64 hist[BLOOM_PLEN_MAX + 1];
 	struct plen_set lens;
 	unsigned int p, distinct;
 	const char *name;
@@ -312,7 +355,7 @@ int main(int argc, char **argv)
 				failures++;
 
 		prefix_choose(hist, 0, EXPAND_BUDGET * nlist, &lens);
-		check(name, "default", &lens, EXPAND_BUDGET * nlist);
+		check(name, "default", &lens, EXPAND_BUDGET * nlist, distinct);
 		for (p = 1; p <= 8; p++) {
 			u64 keys = prefix_choose(hist, p, 0, &lens);
 
@@ -322,21 +365,21 @@ int main(int argc, char **argv)
 				       name, mode, EXPAND_MAX_BITS);
 				continue;
 			}
-			check(name, mode, &lens, keys);
+			check(name, mode, &lens, keys, p);
 		}
 		memset(&lens, 0, sizeof(lens));
 		lens.w[112 / 64] |= 1ULL << (112 % 64);	/* /16 /24 /32 */
 		lens.w[120 / 64] |= 1ULL << (120 % 64);
 		lens.w[128 / 64] |= 1ULL << (128 % 64);
-		check(name, "16,24,32", &lens, (u64)nlist << EXPAND_MAX_BITS);
+		check(name, "16,24,32", &lens, (u64)nlist << EXPAND_MAX_BITS, 3);
 		memset(&lens, 0, sizeof(lens));		/* /24: /0-/7 and /25-/32 stay */
 		lens.w[120 / 64] |= 1ULL << (120 % 64);
-		check(name, "24", &lens, (u64)nlist << EXPAND_MAX_BITS);
+		check(name, "24", &lens, (u64)nlist << EXPAND_MAX_BITS, distinct);
 		memset(&lens, 0, sizeof(lens));
 		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
 			if (hist[i])
 				lens.w[i / 64] |= 1ULL << (i % 64);
-		check(name, "all", &lens, nlist);
+		check(name, "all", &lens, nlist, distinct);
 		if (distinct != plen_count(&lens))
 			failures++;
 		free(listed.slot);
