@@ -405,9 +405,8 @@ static size_t push_probes(const struct keys_cmd *k, size_t i,
 	const struct bloom_key_net *key = keylist_rec(&k->kl, i);
 	struct plen_set lens = lookup_lengths(k);
 	struct bloom_key_net probe = *key;
-	unsigned int t = plen_target(&lens, key->plen), b;
+	unsigned int t = plen_target(&lens, key->plen);
 	size_t before = probes->count;
-	u64 v;
 	int p;
 
 	if (longest_prefix(k, i)) {
@@ -425,18 +424,7 @@ static size_t push_probes(const struct keys_cmd *k, size_t i,
 	if (probes->count + (1ULL << (t - key->plen)) > EXPAND_KEYS_MAX)
 		die("%s %s: the keys would be more than %llu lookups at the filter's lengths: give them in parts",
 		    k->cmd, k->name, (unsigned long long)EXPAND_KEYS_MAX);
-	probe.plen = (u8)t;
-	for (v = 0; v < 1ULL << (t - key->plen); v++) {
-		for (b = key->plen; b < t; b++) {
-			u8 m = (u8)(0x80 >> (b % 8));
-
-			if (v >> (t - 1 - b) & 1)
-				probe.addr[b / 8] |= m;
-			else
-				probe.addr[b / 8] &= (u8)~m;
-		}
-		keylist_push(probes, &probe);
-	}
+	prefix_covers(key, t, probes);
 	return probes->count - before;
 }
 
@@ -569,28 +557,19 @@ static void push_value_keys(const struct keys_cmd *k, size_t i,
 {
 	const struct bloom_key_net *key = keylist_rec(&k->kl, i);
 	struct bloom_key_net net;
-	unsigned int b, t;
-	u64 v;
 
 	if (k->kl.type != BLOOM_KEY_NET || matched[i] == NO_MATCH) {
 		keylist_push(probes, key);
 		return;
 	}
+	if (!longest_prefix(k, i)) {
+		prefix_covers(key, matched[i], probes);
+		return;
+	}
 	net = *key;
-	t = longest_prefix(k, i) ? key->plen : matched[i];
 	net.plen = matched[i];
 	bloom_net_mask(net.addr, min(net.plen, key->plen));
-	for (v = 0; v < 1ULL << (t - key->plen); v++) {
-		for (b = key->plen; b < t; b++) {
-			u8 m = (u8)(0x80 >> (b % 8));
-
-			if (v >> (t - 1 - b) & 1)
-				net.addr[b / 8] |= m;
-			else
-				net.addr[b / 8] &= (u8)~m;
-		}
-		keylist_push(probes, &net);
-	}
+	keylist_push(probes, &net);
 }
 
 /* Values of @probes into @values, from the kernel or the file. */

@@ -356,6 +356,24 @@ size_t prefix_expand(const void *keys, size_t n, size_t stride,
 	return cc.kept;
 }
 
+static void push_cover(void *ctx, const struct bloom_key_net *k,
+		       size_t origin)
+{
+	keylist_push(ctx, k);
+}
+
+/**
+ * prefix_covers() - push the prefixes of length @t that cover @k
+ * @k: a net key, its length at most @t
+ * @t: the length
+ * @out: a net keylist
+ */
+void prefix_covers(const struct bloom_key_net *k, unsigned int t,
+		   struct keylist *out)
+{
+	cover_all(k, t, 0, push_cover, out);
+}
+
 /**
  * prefix_keys() - how many keys a histogram of lengths becomes at @lens
  * @hist: prefixes of each length, 0..128
