@@ -33,7 +33,7 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 LDLIBS   := -lxxhash
 # bloomctl's compressed snapshots (tools/bloomctl/compress.c)
-BLOOMCTL_LIBS := -lzstd
+BLOOMCTL_LIBS := -lzstd -lbpf
 
 host_kdir := /lib/modules/$(shell uname -r)/build
 kdir = $(or $(KDIR),$(if $(wildcard $(host_kdir)/Makefile),$(host_kdir),$(shell scripts/test-kernel --quiet)))
@@ -57,7 +57,16 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/nft-compat-test $(BUILD)/caps-test \
 	$(BUILD)/fault-test $(BUILD)/fail-nth $(BUILD)/libfailnth.so \
 	$(BUILD)/stress-test $(BUILD)/ioctl-fuzz $(BUILD)/snapflip-test \
-	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl $(BUILD)/prefix-test)
+	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl $(BUILD)/prefix-test) \
+	$(BUILD)/bloom_xdp.bpf.o $(BUILD)/kfunc-test $(BUILD)/kfunc_test.bpf.o \
+	$(BUILD)/xdp_pass.bpf.o
+
+# BPF programs: Debian's clang, libbpf-dev's headers, BTF for the kfuncs.
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf \
+	      -I/usr/include/$(shell gcc -dumpmachine)
+$(BUILD)/%.bpf.o: tools/xdp/%.bpf.c tools/xdp/bloom_xdp.h
+	@mkdir -p $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 # The iptables extension; tests find it with XTABLES_LIBDIR=build/xtables:...
 $(BUILD)/xtables/libxt_bloom.so: tools/libxt_bloom/libxt_bloom.c \
@@ -123,6 +132,19 @@ $(BUILD)/prefix-test: tools/tests/prefix_test.c $(BLOOMCTL_SRC) \
 	$(CC) $(UCFLAGS) -O2 -o $@ $< \
 		$(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
 		$(CORE_SRC) $(LDLIBS) $(BLOOMCTL_LIBS) -lm
+
+# The kfuncs through BPF_PROG_TEST_RUN, keys parsed as bloomctl does.
+$(BUILD)/kfunc-test: tools/tests/kfunc_test.c $(BLOOMCTL_SRC) \
+		$(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< \
+		$(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
+		$(CORE_SRC) $(LDLIBS) $(BLOOMCTL_LIBS) -lm
+
+$(BUILD)/kfunc_test.bpf.o $(BUILD)/xdp_pass.bpf.o: $(BUILD)/%.bpf.o: \
+		tools/tests/%.bpf.c
+	@mkdir -p $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 $(BUILD)/ioctl-fuzz: tools/tests/ioctl_fuzz.c uapi/bloom.h uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)

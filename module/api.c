@@ -364,3 +364,37 @@ bool bloom_value_net(struct bloom_filter *f, const u8 addr[16], u32 *value)
 	return hit;
 }
 EXPORT_SYMBOL_GPL(bloom_value_net);
+
+/**
+ * bloom_probe_rcu() - test, or test and add, a key nobody has checked
+ * @f: a filter found under the caller's rcu_read_lock()
+ * @key: a key of the filter's type; for a net filter also a bare
+ *	address (struct bloom_key_addr), which is tested as
+ *	bloom_test_net() does
+ * @len: its length; a zero length never reads @key
+ * @add: add it too, as bloom_test_and_add() (dedup)
+ *
+ * For callers that hand over keys unchecked: BPF programs (kfuncs.c).
+ * Counts a hit or a miss, as bloom_test() and bloom_test_and_add().
+ *
+ * Return: 1 present (seen before), 0 absent (new), or -EINVAL for a key
+ * of the wrong length or type, and what bloom_test_and_add() returns.
+ */
+int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
+		    bool add)
+{
+	struct bloom_contents *c = rcu_dereference(f->contents);
+	u8 type = c->core.g.key_type;
+	int ret;
+
+	if (add)
+		ret = add_rcu(f, key, len, false);
+	else if (type == BLOOM_KEY_NET && len == sizeof(struct bloom_key_addr))
+		ret = net_walk(c, key, NULL);
+	else
+		ret = bloom_key_check(type, key, len) ?:
+		      bloom_contents_test(c, bloom_hash(&c->core, key, len));
+	if (ret >= 0 || ret == -ENOSPC)
+		count(f, ret == 1);
+	return ret;
+}

@@ -365,6 +365,23 @@ static long ioc_fuse(struct net *net, void *arg, unsigned int cmd)
 	return bloom_registry_read(net, in->name, NULL, fuse_info, in);
 }
 
+static int filter_id(struct bloom_filter *f, struct bloom_contents *c,
+		     struct bloom_contents *unused, void *arg)
+{
+	((struct bloom_ioc_id *)arg)->id = f->id;
+	return 0;
+}
+
+static long ioc_id(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_id *in = arg;
+
+	if (names_check(in->name, NULL) || in->id || in->reserved0 ||
+	    in->reserved)
+		return -EINVAL;
+	return bloom_registry_read(net, in->name, NULL, filter_id, in);
+}
+
 static long ioc_cuckoo(struct net *net, void *arg, unsigned int cmd)
 {
 	struct bloom_ioc_cuckoo *in = arg;
@@ -495,6 +512,7 @@ static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_CUCKOO,	false, ioc_cuckoo },
 	{ BLOOM_IOC_FUSE,	false, ioc_fuse },
 	{ BLOOM_IOC_VALUE,	false, bloom_ioc_batch },
+	{ BLOOM_IOC_ID,		false, ioc_id },
 };
 
 static long bloom_ioctl(struct file *file, unsigned int cmd,

@@ -7,6 +7,7 @@
 #include "registry.h"
 #include "procfs.h"
 #include "chardev.h"
+#include "kfuncs.h"
 
 static int __init bloom_init(void)
 {
@@ -20,6 +21,8 @@ static int __init bloom_init(void)
 	err = bloom_chardev_init();
 	if (err)
 		goto proc;
+	/* Last: a registered kfunc can be called at once. No undo exists. */
+	bloom_kfuncs_init();
 	return 0;
 proc:
 	bloom_proc_exit();

@@ -70,14 +70,14 @@ static void show_stages(struct seq_file *seq, struct bloom_contents *c)
 	kfree(s);
 }
 
-/* The last column: a cuckoo table's moves and refused adds, else "-". */
+/* A cuckoo table's moves and refused adds, else "-". */
 static void show_cuckoo(struct seq_file *seq, const struct bloom_geom *g,
 			const struct bloom_report *r)
 {
 	if (g->layout == BLOOM_LAYOUT_CUCKOO)
-		seq_printf(seq, " %llu:%llu\n", r->moves, r->failed);
+		seq_printf(seq, " %llu:%llu", r->moves, r->failed);
 	else
-		seq_puts(seq, " -\n");
+		seq_puts(seq, " -");
 }
 
 static void show_filter(struct seq_file *seq, struct bloom_filter *f,
@@ -99,6 +99,8 @@ static void show_filter(struct seq_file *seq, struct bloom_filter *f,
 		show_gens(seq, g, &r);
 		show_stages(seq, c);
 		show_cuckoo(seq, g, &r);
+		/* Last, so that columns counted from the left stay put. */
+		seq_printf(seq, " %u\n", f->id);
 	}
 	bloom_contents_put(c);
 }
@@ -108,11 +110,11 @@ static int bloom_seq_show(struct seq_file *seq, void *v)
 	char name[BLOOM_NAME_MAX];
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %-5s %4s %10s %s %s %s\n",
+		seq_printf(seq, "%-31s %-11s %-9s %12s %2s %12s %12s %7s %10s %12s %5s %-5s %4s %10s %s %s %s %s\n",
 			   "name", "layout", "key", "m", "k", "capacity",
 			   "inserted", "fill", "fpr_ppb", "bytes", "users",
 			   "state", "gens", "period_ms", "age_ms:inserted",
-			   "stages", "moves:failed");
+			   "stages", "moves:failed", "id");
 		return 0;
 	}
 	rcu_read_lock();

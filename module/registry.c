@@ -105,6 +105,22 @@ struct bloom_filter *bloom_lookup(struct net *net, const char *name)
 	return f ?: ERR_PTR(-ENOENT);
 }
 
+/**
+ * bloom_lookup_id_rcu() - find a listed filter by id
+ * @net: the namespace
+ * @id: the filter's id (INFO, /proc/net/bloom)
+ *
+ * Under rcu_read_lock(), and valid only inside it: the filter takes no
+ * reference, and a destroyed one stays allocated until a grace period
+ * after it left the id table.
+ *
+ * Return: the filter, or NULL.
+ */
+struct bloom_filter *bloom_lookup_id_rcu(struct net *net, u32 id)
+{
+	return xa_load(&bloom_net(net)->ids, id);
+}
+
 /* Under bn->lock: the filter named @name, or an error pointer. */
 static struct bloom_filter *find_locked(struct bloom_net *bn,
 					const char *name)
@@ -244,10 +260,16 @@ static int add_filter(struct bloom_net *bn, const char *name,
 	f = filter_alloc(name);
 	if (!f)
 		return -ENOMEM;
-	err = account(bn, c, NULL);
-	if (err) {
+	/* Reserve an id (NULL is stored as a reserved entry); -EBUSY: full. */
+	err = xa_alloc_cyclic(&bn->ids, &f->id, NULL, XA_LIMIT(1, INT_MAX),
+			      &bn->next_id, GFP_KERNEL_ACCOUNT);
+	if (err >= 0)
+		err = account(bn, c, NULL);
+	if (err < 0) {
+		if (f->id)
+			xa_erase(&bn->ids, f->id);
 		filter_free(f);
-		return err;
+		return err == -EBUSY ? -ENOSPC : err;
 	}
 	/* Freeing a filter runs module code: hold the module until then. */
 	__module_get(THIS_MODULE);
@@ -255,6 +277,8 @@ static int add_filter(struct bloom_net *bn, const char *name,
 	RCU_INIT_POINTER(f->contents, c);
 	bn->nfilters++;
 	list_add_tail_rcu(&f->list, &bn->filters);
+	/* Fills the reserved slot: allocates nothing, cannot fail. */
+	xa_store(&bn->ids, f->id, f, GFP_NOWAIT);
 	bloom_contents_start(c);
 	return 0;
 }
@@ -428,6 +452,7 @@ int bloom_registry_destroy(struct net *net, const char *name)
 		err = -EBUSY;
 	} else {
 		list_del_rcu(&f->list);
+		xa_erase(&bn->ids, f->id);
 		bn->nfilters--;
 		unaccount(bn, contents_locked(bn, f));
 	}
@@ -844,6 +869,7 @@ static int __net_init bloom_net_init(struct net *net)
 
 	mutex_init(&bn->lock);
 	INIT_LIST_HEAD(&bn->filters);
+	xa_init_flags(&bn->ids, XA_FLAGS_ALLOC1);
 	bn->max_filters = max_filters;
 	spin_lock_init(&bn->budget.lock);
 	bn->budget.max_bytes = max_bytes;
@@ -876,8 +902,10 @@ static void __net_exit bloom_net_exit(struct net *net)
 	list_for_each_entry_safe(f, tmp, &bn->filters, list) {
 		bloom_contents_stop(contents_locked(bn, f));
 		list_del_rcu(&f->list);
+		xa_erase(&bn->ids, f->id);
 		bloom_filter_put(f);
 	}
+	xa_destroy(&bn->ids);
 	bn->nfilters = 0;
 	bn->budget.bytes = 0;
 	mutex_unlock(&bn->lock);

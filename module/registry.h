@@ -27,6 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/xarray.h>
 #include "kind.h"
 #include "bloom.h"
 
@@ -48,6 +49,7 @@ struct bloom_filter {
 	struct bloom_contents __rcu *contents;
 	struct bloom_pcpu_stats __percpu *stats;
 	unsigned long full_warned;	/* jiffies of the last "full" line */
+	u32 id;				/* bloom_net.ids; fixed for life */
 	struct rcu_head rcu;
 };
 
@@ -60,6 +62,13 @@ struct bloom_net {
 	 */
 	struct mutex lock;
 	struct list_head filters;
+	/*
+	 * Filter ids for BPF programs, which hold a number and no
+	 * reference: allocated cyclically under @lock, so that an id comes
+	 * back only after 2^31 more filters; looked up under RCU.
+	 */
+	struct xarray ids;
+	u32 next_id;
 	u64 nfilters;
 	u64 max_filters;
 	struct bloom_budget budget;	/* bytes: its own lock, inside @lock */
@@ -79,6 +88,7 @@ void bloom_registry_exit(void);
 
 int bloom_name_check(const char *name);
 struct bloom_filter *bloom_lookup(struct net *net, const char *name);
+struct bloom_filter *bloom_lookup_id_rcu(struct net *net, u32 id);
 void bloom_filter_put(struct bloom_filter *f);
 
 int bloom_registry_prepare(struct net *net, const char *name,
@@ -113,6 +123,10 @@ int bloom_registry_read(struct net *net, const char *name, const char *other,
 typedef int (*bloom_name_fn)(const char *name, void *arg);
 int bloom_registry_names(struct net *net, bloom_name_fn fn, void *arg);
 struct bloom_filter *bloom_registry_nth(struct net *net, loff_t n);
+
+/* api.c, for kfuncs.c. */
+int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
+		    bool add);
 
 struct bloom_contents *bloom_contents_get(struct bloom_filter *f);
 int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,

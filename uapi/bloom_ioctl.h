@@ -311,6 +311,23 @@ struct bloom_ioc_restore {
  */
 #define BLOOM_LIMITS_SET	(1U << 0)
 
+/*
+ * BLOOM_IOC_ID: the id of filter @name, by which XDP and tc programs name
+ * it (the kfuncs of bloom.ko look it up in the namespace of the packet's
+ * device). The id belongs to the filter for its whole life: a rename
+ * takes it along, a swap, clear or restore leaves it where it was (the
+ * contents move, as rules see them). Ids are unique in a namespace and
+ * come back only after 2^31 more filters were created there, so a
+ * program left holding the id of a destroyed filter finds nothing
+ * rather than another filter. Reserved fields must be zero.
+ */
+struct bloom_ioc_id {
+	char	name[BLOOM_NAME_MAX];	/* in */
+	__u32	id;			/* out */
+	__u32	reserved0;
+	__u64	reserved;
+};
+
 struct bloom_ioc_limits {
 	__u64	max_filters;
 	__u64	max_bytes;
@@ -345,6 +362,7 @@ struct bloom_ioc_limits {
 #define BLOOM_IOC_CUCKOO	_IOWR(BLOOM_IOC_MAGIC, 21, struct bloom_ioc_cuckoo)
 #define BLOOM_IOC_FUSE		_IOWR(BLOOM_IOC_MAGIC, 22, struct bloom_ioc_fuse)
 #define BLOOM_IOC_VALUE		_IOWR(BLOOM_IOC_MAGIC, 23, struct bloom_ioc_batch)
-#define BLOOM_IOC_MAX_NR	23
+#define BLOOM_IOC_ID		_IOWR(BLOOM_IOC_MAGIC, 24, struct bloom_ioc_id)
+#define BLOOM_IOC_MAX_NR	24
 
 #endif /* _UAPI_BLOOM_IOCTL_H */

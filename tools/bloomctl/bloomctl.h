@@ -454,5 +454,6 @@ int cmd_rotate(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_xdp(int argc, char **argv);
 
 #endif /* _BLOOMCTL_H */

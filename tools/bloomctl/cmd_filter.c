@@ -532,6 +532,17 @@ static u64 cuckoo_buckets(const struct bloom_ioc_info *in)
 /* What info shows of a static filter, beyond INFO (set by cmd_info()). */
 static struct bloom_ioc_fuse info_fuse;
 
+/* A live filter's id (BLOOM_IOC_ID), 0 for a file. */
+static u32 info_id;
+
+static u32 id_of(const char *name)
+{
+	struct bloom_ioc_id q = { 0 };
+
+	name_copy(q.name, name);
+	return dev_ioctl(BLOOM_IOC_ID, &q) ? 0 : q.id;
+}
+
 static void info_json(struct json *j, const struct bloom_ioc_info *in,
 		      const struct bloom_ioc_gen *gens,
 		      const struct stage_list *sl)
@@ -540,6 +551,8 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 
 	json_object(j, NULL);
 	json_str(j, "name", in->name);
+	if (info_id)
+		json_u64(j, "id", info_id);
 	json_str(j, "layout", bloom_layout_name(in->layout));
 	json_str(j, "key", bloom_key_type_name(in->key_type));
 	json_u64(j, "bits", in->bits);
@@ -639,6 +652,8 @@ static void info_text(const struct bloom_ioc_info *in,
 	human_bytes(in->mem_bytes, mem, sizeof(mem));
 	human_rate(in->est_fpr_ppb, fpr, sizeof(fpr));
 	printf("%-16s %s\n", "name:", in->name);
+	if (info_id)
+		printf("%-16s %u   (for XDP and tc programs)\n", "id:", info_id);
 	printf("%-16s %s\n", "layout:", bloom_layout_name(in->layout));
 	printf("%-16s %s\n", "key:", bloom_key_type_name(in->key_type));
 	printf("%-16s %llu %s%s\n", "size (m):", (unsigned long long)in->bits,
@@ -753,6 +768,7 @@ int cmd_info(int argc, char **argv)
 	} else {
 		check_name(argv[0], argv[first]);
 		info_gens("info", argv[first], &in, gens, &sf.sl);
+		info_id = id_of(argv[first]);
 	}
 	if (in.layout == BLOOM_LAYOUT_FUSE)
 		fuse_shape(argv[first], is_snap_path(argv[first]) ?
@@ -784,6 +800,7 @@ static void list_row(struct table *t, const struct bloom_ioc_info *in,
 	else
 		table_cell(t, "%llu", (unsigned long long)in->capacity);
 	table_cell(t, "%u", in->users);
+	table_cell(t, "%u", info_id);
 }
 
 /* One filter's line or JSON object; false if it vanished meanwhile. */
@@ -808,6 +825,7 @@ static bool list_one(const char *name, bool names_only, struct table *t,
 		return false;	/* destroyed since LIST: just gone */
 	if (err)
 		die_dev(what_of("list", name), err, name);
+	info_id = id_of(name);
 	if (opts.format == OUT_JSON)
 		info_json(j, &in, NULL, &sl);
 	else
@@ -840,7 +858,7 @@ int cmd_list(int argc, char **argv)
 	if (err)
 		die_dev("list", err, "");
 	json_start(&j);
-	table_init(&t, "NAME LAYOUT KEY >M >K >MEMORY >FILL >INSERTED >CAPACITY >USERS");
+	table_init(&t, "NAME LAYOUT KEY >M >K >MEMORY >FILL >INSERTED >CAPACITY >USERS >ID");
 	if (opts.format == OUT_JSON) {
 		json_object(&j, NULL);
 		json_array(&j, "filters");

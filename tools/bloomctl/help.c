@@ -273,6 +273,26 @@ const struct command commands[] = {
 	  "      --transport    sizes for the smallest compressed snapshot\n"
 	  "      --max-memory B with --transport: memory at most B (default 1GiB)\n\n"
 	  "Exit status 2 when no layout can hold N keys at E under the size cap.\n" },
+	{ "xdp", cmd_xdp,
+	  "attach IFACE --set NAME [--dir src|dst] [--key addr|net] [--mode native|generic]\n"
+	  "       | detach IFACE | detach --all | status [IFACE]",
+	  "Drop packets at XDP, before the stack, whose source (or destination)\n"
+	  "address is in an addr filter, or inside a prefix of a net filter. The\n"
+	  "filter is that of the interface's network namespace, named by its id\n"
+	  "(info): renames and swaps keep it; once it is destroyed every packet\n"
+	  "passes and the errors counter grows. Needs bloom.ko's BTF.\n\n"
+	  "  attach IFACE       attach (or replace bloomctl's program on IFACE);\n"
+	  "                     refused when IFACE has another XDP program\n"
+	  "      --set NAME     the filter\n"
+	  "      --dir D        src (default) or dst address\n"
+	  "      --key K        addr or net: refuse a filter of the other type\n"
+	  "      --mode M       native (default; the driver's) or generic\n"
+	  "  detach IFACE       detach bloomctl's program; --all: from every\n"
+	  "                     interface of this namespace\n"
+	  "  status [IFACE]     each XDP program: filter, mode, packets seen,\n"
+	  "                     matched, dropped, and errors (filter gone)\n\n"
+	  "Attachments are not saved by save-all: attach from the network's own\n"
+	  "configuration (an if-up hook), after the boot unit restored the filters.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
 	  "Show the help of bloomctl or of a subcommand.\n" },
 	{ NULL, NULL, NULL, NULL }

@@ -95,6 +95,7 @@ static const errmask allowed[NCMDS + 1] = {
 	/* EOPNOTSUPP: not a static filter. */
 	[22] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* FUSE */
 	[23] = BATCH_ERRS,					/* VALUE */
+	[24] = ANY | E(EINVAL) | E(ENOENT),			/* ID */
 	[BAD_CMD] = E(ENOTTY),
 };
 
@@ -102,7 +103,7 @@ static const char *const cmd_names[NCMDS + 1] = {
 	"VERSION", "CREATE", "DESTROY", "RENAME", "CLEAR", "ADD", "TEST",
 	"DEL", "COUNT", "INFO", "LIST", "SWAP", "UNION", "INTERSECT",
 	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE", "STAGES",
-	"CUCKOO", "FUSE", "VALUE", "(unknown)",
+	"CUCKOO", "FUSE", "VALUE", "ID", "(unknown)",
 };
 static_assert(sizeof(cmd_names) / sizeof(cmd_names[0]) == NCMDS + 1,
 	      "a command the fuzzer does not name");
@@ -114,7 +115,7 @@ static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_SWAP, BLOOM_IOC_UNION, BLOOM_IOC_INTERSECT, BLOOM_IOC_HALVE,
 	BLOOM_IOC_ESTIMATE, BLOOM_IOC_SAVE, BLOOM_IOC_RESTORE,
 	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE, BLOOM_IOC_STAGES,
-	BLOOM_IOC_CUCKOO, BLOOM_IOC_FUSE, BLOOM_IOC_VALUE,
+	BLOOM_IOC_CUCKOO, BLOOM_IOC_FUSE, BLOOM_IOC_VALUE, BLOOM_IOC_ID,
 };
 
 /*
@@ -581,6 +582,13 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 			((struct bloom_ioc_fuse *)arg)->reserved = rnd();
 		if (one_in(20))
 			((struct bloom_ioc_fuse *)arg)->reserved2[below(2)] = rnd();
+		break;
+	case 24:
+		name(((struct bloom_ioc_id *)arg)->name);
+		if (one_in(20))
+			((struct bloom_ioc_id *)arg)->id = rnd();
+		if (one_in(20))
+			((struct bloom_ioc_id *)arg)->reserved = rnd();
 		break;
 	}
 }

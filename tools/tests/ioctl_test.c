@@ -459,6 +459,57 @@ static int pair(unsigned long cmd, const char *a, const char *b,
 	return err;
 }
 
+static __u32 id_of(const char *name, int *err)
+{
+	struct bloom_ioc_id q = {};
+
+	name_of(q.name, name);
+	*err = io(BLOOM_IOC_ID, &q);
+	return q.id;
+}
+
+/*
+ * BLOOM_IOC_ID: ids are positive and distinct, stay with the filter
+ * through rename and swap, and are not given again to the next filter.
+ */
+static void test_ids(void)
+{
+	struct bloom_ioc_id q = {};
+	__u32 a, b, a2, b2, c;
+	int err, err2;
+
+	create("id-a", 1 << 16, 4, 0, BLOOM_KEY_ADDR);
+	create("id-b", 1 << 16, 4, 0, BLOOM_KEY_ADDR);
+	a = id_of("id-a", &err);
+	b = id_of("id-b", &err2);
+	result(!err && !err2 && a && b && a != b,
+	       "ID: two filters have distinct positive ids (%u, %u)", a, b);
+	expect_err("SWAP", pair(BLOOM_IOC_SWAP, "id-a", "id-b", NULL), 0);
+	a2 = id_of("id-a", &err);
+	b2 = id_of("id-b", &err2);
+	result(a2 == a && b2 == b, "ID: a swap leaves each name its id");
+	expect_err("RENAME", pair(BLOOM_IOC_RENAME, "id-a", "id-c", NULL), 0);
+	result(id_of("id-c", &err) == a && !err, "ID: a rename takes the id along");
+	id_of("id-a", &err);
+	expect_err("ID of the old name is ENOENT", err, -ENOENT);
+	destroy("id-c");
+	create("id-d", 1 << 16, 4, 0, BLOOM_KEY_ADDR);
+	c = id_of("id-d", &err);
+	result(!err && c != a && c != b,
+	       "ID: a new filter does not get a destroyed one's id");
+	name_of(q.name, "id-d");
+	q.reserved = 1;
+	expect_err("ID with a reserved field set is EINVAL",
+		   io(BLOOM_IOC_ID, &q), -EINVAL);
+	memset(&q, 0, sizeof(q));
+	name_of(q.name, "id-d");
+	q.id = 5;
+	expect_err("ID with an id given in is EINVAL", io(BLOOM_IOC_ID, &q),
+		   -EINVAL);
+	destroy("id-b");
+	destroy("id-d");
+}
+
 static void test_pairs(void)
 {
 	struct bloom_key_addr keys[3000];
@@ -1279,6 +1330,7 @@ int main(int argc, char **argv)
 	test_fuse();
 	test_info_list();
 	test_pairs();
+	test_ids();
 	test_snapshots();
 	test_aging();
 	test_isolation();

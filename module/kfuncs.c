@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kfuncs: XDP and tc (sched_cls) programs test keys in the filters of
+ * bloom.ko, and test and add them for dedup. A program names a filter by
+ * its id (BLOOM_IOC_ID, "bloomctl info") in the namespace of the device
+ * the packet is on: the receive device for XDP, the skb's for tc.
+ *
+ * A key is in the filter's own encoding (uapi/bloom.h). A net filter
+ * also takes a bare address (struct bloom_key_addr) and then answers for
+ * every prefix length it holds, longest first, as the match does.
+ *
+ * Both program types run inside an RCU read-side section, and each call
+ * here takes its own besides: the filter is found in the namespace's id
+ * table and read without a reference, a lock or a write to a shared
+ * line (the hit and miss counters are per CPU). A program holds no
+ * filter: destroy goes ahead under running programs, whose calls then
+ * return -ENOENT; a filter found just before it went stays allocated
+ * until a grace period after it left the id table (registry.c).
+ *
+ * Each call returns 1 (present; with _test_and_add: seen before), 0
+ * (absent; new, and added), or a negative errno: -ENOENT no such id,
+ * -EINVAL a key of the wrong length or type (a zero length included),
+ * -ENOSPC full, -EOPNOTSUPP an add to a static filter, -ENODEV a tc
+ * packet without a device.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/filter.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <net/xdp.h>
+#include "kfuncs.h"
+#include "registry.h"
+
+/* Kernels before 6.4, 6.9: the same things under older names. */
+#ifndef __bpf_kfunc
+#define __bpf_kfunc __used noinline
+#endif
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START BTF_SET8_START
+#define BTF_KFUNCS_END BTF_SET8_END
+#endif
+
+/* The ABI: declared for sparse and W=1, called only by programs. */
+int bpf_bloom_xdp_test(struct xdp_md *ctx, u32 id, const void *key,
+		       u32 key__sz);
+int bpf_bloom_xdp_test_and_add(struct xdp_md *ctx, u32 id, const void *key,
+			       u32 key__sz);
+int bpf_bloom_skb_test(struct __sk_buff *ctx, u32 id, const void *key,
+		       u32 key__sz);
+int bpf_bloom_skb_test_and_add(struct __sk_buff *ctx, u32 id,
+			       const void *key, u32 key__sz);
+
+static int probe(struct net *net, u32 id, const void *key, u32 len, bool add)
+{
+	struct bloom_filter *f;
+	int ret = -ENOENT;
+
+	if (!net)
+		return -ENODEV;
+	rcu_read_lock();
+	f = bloom_lookup_id_rcu(net, id);
+	if (f)
+		ret = bloom_probe_rcu(f, key, len, add);
+	rcu_read_unlock();
+	return ret;
+}
+
+static struct net *xdp_net(struct xdp_md *ctx)
+{
+	return dev_net(((struct xdp_buff *)ctx)->rxq->dev);
+}
+
+static struct net *skb_net(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = (struct sk_buff *)ctx;
+
+	return skb->dev ? dev_net(skb->dev) : NULL;
+}
+
+/**
+ * bpf_bloom_xdp_test() - is a key in a filter? (XDP)
+ * @ctx: the program's context
+ * @id: the filter's id in the namespace of the receive device
+ * @key: the key, on the program's stack or in a map value
+ * @key__sz: its length
+ *
+ * Return: 1 present, 0 absent, or a negative errno (see the top).
+ */
+__bpf_kfunc int bpf_bloom_xdp_test(struct xdp_md *ctx, u32 id,
+				   const void *key, u32 key__sz)
+{
+	return probe(xdp_net(ctx), id, key, key__sz, false);
+}
+
+/**
+ * bpf_bloom_xdp_test_and_add() - add a key, saying if it was there (XDP)
+ * @ctx: the program's context
+ * @id: the filter's id in the namespace of the receive device
+ * @key: the key
+ * @key__sz: its length
+ *
+ * As bloom_test_and_add(): on an aging filter a key seen again is
+ * renewed.
+ *
+ * Return: 1 seen before, 0 new, or a negative errno (see the top).
+ */
+__bpf_kfunc int bpf_bloom_xdp_test_and_add(struct xdp_md *ctx, u32 id,
+					   const void *key, u32 key__sz)
+{
+	return probe(xdp_net(ctx), id, key, key__sz, true);
+}
+
+/**
+ * bpf_bloom_skb_test() - is a key in a filter? (tc)
+ * @ctx: the program's context
+ * @id: the filter's id in the namespace of the skb's device
+ * @key: the key
+ * @key__sz: its length
+ *
+ * Return: 1 present, 0 absent, or a negative errno (see the top).
+ */
+__bpf_kfunc int bpf_bloom_skb_test(struct __sk_buff *ctx, u32 id,
+				   const void *key, u32 key__sz)
+{
+	return probe(skb_net(ctx), id, key, key__sz, false);
+}
+
+/**
+ * bpf_bloom_skb_test_and_add() - add a key, saying if it was there (tc)
+ * @ctx: the program's context
+ * @id: the filter's id in the namespace of the skb's device
+ * @key: the key
+ * @key__sz: its length
+ *
+ * Return: 1 seen before, 0 new, or a negative errno (see the top).
+ */
+__bpf_kfunc int bpf_bloom_skb_test_and_add(struct __sk_buff *ctx, u32 id,
+					   const void *key, u32 key__sz)
+{
+	return probe(skb_net(ctx), id, key, key__sz, true);
+}
+
+BTF_KFUNCS_START(bloom_xdp_ids)
+BTF_ID_FLAGS(func, bpf_bloom_xdp_test)
+BTF_ID_FLAGS(func, bpf_bloom_xdp_test_and_add)
+BTF_KFUNCS_END(bloom_xdp_ids)
+
+BTF_KFUNCS_START(bloom_skb_ids)
+BTF_ID_FLAGS(func, bpf_bloom_skb_test)
+BTF_ID_FLAGS(func, bpf_bloom_skb_test_and_add)
+BTF_KFUNCS_END(bloom_skb_ids)
+
+static const struct btf_kfunc_id_set bloom_xdp_set = {
+	.owner = THIS_MODULE,
+	.set = &bloom_xdp_ids,
+};
+
+static const struct btf_kfunc_id_set bloom_skb_set = {
+	.owner = THIS_MODULE,
+	.set = &bloom_skb_ids,
+};
+
+/*
+ * Without its BTF the module still loads, and says why programs cannot
+ * call it: the kernel was built without CONFIG_DEBUG_INFO_BTF_MODULES,
+ * or the module without the kernel's BTF (see the README). Kernels before
+ * 6.5 return 0 here and log "missing module BTF" themselves; the tools
+ * look for /sys/kernel/btf/bloom.
+ */
+void bloom_kfuncs_init(void)
+{
+	int err = register_btf_kfunc_id_set(BPF_PROG_TYPE_XDP, &bloom_xdp_set) ?:
+		  register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
+					    &bloom_skb_set);
+
+	if (err)
+		pr_warn("bloom: XDP and tc programs cannot call this module (error %d): it has no BTF\n",
+			err);
+}

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bloomctl xdp: attach the shipped XDP program (tools/xdp/bloom_xdp.bpf.c)
+ * to an interface with a filter, detach it, and show what is attached.
+ *
+ * The program calls bloom.ko's kfuncs, which need the module's BTF: attach
+ * checks for it first and says what is missing. Nothing is pinned: an
+ * attached program stays with its interface, and status finds it there,
+ * with its configuration and counters in its own maps.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include "bloomctl.h"
+#include "../xdp/bloom_xdp.h"
+
+#define XDP_OBJ		"bloom_xdp.bpf.o"
+#define MODULE_BTF	"/sys/kernel/btf/bloom"
+
+/* libbpf's messages, kept for when loading fails. */
+static char bpf_log[8192];
+static size_t bpf_log_len;
+
+static int keep_log(enum libbpf_print_level level, const char *fmt,
+		    va_list ap)
+{
+	int n;
+
+	if (level == LIBBPF_DEBUG || bpf_log_len >= sizeof(bpf_log) - 1)
+		return 0;
+	n = vsnprintf(bpf_log + bpf_log_len, sizeof(bpf_log) - bpf_log_len,
+		      fmt, ap);
+	if (n > 0)
+		bpf_log_len = min(bpf_log_len + n, sizeof(bpf_log) - 1);
+	return 0;
+}
+
+/* The program object: $BLOOM_XDP_OBJ, beside bloomctl, or ../lib/bloom/. */
+static const char *xdp_object(void)
+{
+	static char path[PATH_MAX + 64];
+	const char *env = getenv("BLOOM_XDP_OBJ");
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/%s", exe, XDP_OBJ);
+			if (!access(path, R_OK))
+				return path;
+			snprintf(path, sizeof(path), "%s/../lib/bloom/%s", exe,
+				 XDP_OBJ);
+			if (!access(path, R_OK))
+				return path;
+		}
+	}
+	die("cannot find the XDP program %s (beside bloomctl, in ../lib/bloom, "
+	    "or in $BLOOM_XDP_OBJ): reinstall bloom-tools", XDP_OBJ);
+}
+
+/* The attached program of an interface, in any mode: its id, or 0. */
+static u32 attached_id(int ifindex, u8 *mode)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query(ifindex, 0, &q);
+
+	if (err)
+		die("cannot read the XDP program of interface %d: %s", ifindex,
+		    strerror(-err));
+	*mode = q.attach_mode;
+	return q.prog_id;
+}
+
+struct attached {
+	u32 prog_id;
+	u8 mode;		/* XDP_ATTACHED_* */
+	char name[BPF_OBJ_NAME_LEN];
+	bool ours;
+	struct bloom_xdp_cfg cfg;
+	u64 counters[BLOOM_XDP_NCOUNTERS];
+	bool have_cfg, have_counters;
+};
+
+/* Sum a per-CPU counter map. */
+static void read_counters(int map_fd, u64 *out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	u64 *v;
+	u32 k;
+	int c;
+
+	if (ncpus <= 0)
+		return;
+	v = xcalloc(ncpus, sizeof(*v));
+	for (k = 0; k < BLOOM_XDP_NCOUNTERS; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(map_fd, &k, v))
+			continue;
+		for (c = 0; c < ncpus; c++)
+			out[k] += v[c];
+	}
+	free(v);
+}
+
+/* Read a program's configuration and counters from its maps. */
+static void read_maps(struct attached *a, int prog_fd)
+{
+	struct bpf_prog_info info = { 0 };
+	u32 len = sizeof(info), ids[8], i, zero = 0;
+
+	info.nr_map_ids = ARRAY_SIZE(ids);
+	info.map_ids = (uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return;
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
+		struct bpf_map_info mi = { 0 };
+		u32 mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+		size_t nlen;
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen)) {
+			nlen = strlen(mi.name);
+			if (!strcmp(mi.name, BLOOM_XDP_COUNTERS)) {
+				read_counters(fd, a->counters);
+				a->have_counters = true;
+			} else if (nlen >= 7 &&
+				   !strcmp(mi.name + nlen - 7, ".rodata") &&
+				   mi.value_size == sizeof(a->cfg) &&
+				   !bpf_map_lookup_elem(fd, &zero, &a->cfg)) {
+				a->have_cfg = true;
+			}
+		}
+		close(fd);
+	}
+}
+
+/* What is attached to @ifindex; false when nothing is. */
+static bool attached_read(int ifindex, struct attached *a)
+{
+	struct bpf_prog_info info = { 0 };
+	u32 len = sizeof(info);
+	int fd;
+
+	memset(a, 0, sizeof(*a));
+	a->prog_id = attached_id(ifindex, &a->mode);
+	if (!a->prog_id)
+		return false;
+	fd = bpf_prog_get_fd_by_id(a->prog_id);
+	if (fd < 0)
+		return true;	/* gone meanwhile, or not ours to read */
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		memcpy(a->name, info.name, sizeof(a->name));
+		a->ours = !strcmp(info.name, BLOOM_XDP_PROG);
+		if (a->ours)
+			read_maps(a, fd);
+	}
+	close(fd);
+	return true;
+}
+
+static int iface_index(const char *iface)
+{
+	int ifindex = if_nametoindex(iface);
+
+	if (!ifindex)
+		die("no interface %s in this network namespace", iface);
+	return ifindex;
+}
+
+/*
+ * The kfuncs need bloom.ko's BTF: without it the program cannot load,
+ * and the kernel's reason is obscure. Say what is missing instead.
+ */
+static void need_module_btf(void)
+{
+	if (!access(MODULE_BTF, F_OK))
+		return;
+	if (access("/sys/kernel/btf/vmlinux", F_OK))
+		die("XDP needs BTF: this kernel was built without "
+		    "CONFIG_DEBUG_INFO_BTF, so no program can call bloom.ko");
+	die("XDP needs bloom.ko's BTF and %s is missing: bloom.ko was built "
+	    "without it (for Debian's kernels, build it against headers "
+	    "that ship vmlinux and resolve_btfids, as linux-headers-6.12 do; "
+	    "see the README)", MODULE_BTF);
+}
+
+struct xdp_args {
+	const char *iface, *set;
+	int key_type;		/* -1: either */
+	u8 dir;
+	u32 mode;		/* XDP_FLAGS_DRV_MODE or _SKB_MODE */
+};
+
+/* The filter's id, checking that its keys are addresses or prefixes. */
+static u32 filter_id(const struct xdp_args *x)
+{
+	struct bloom_ioc_info in = { 0 };
+	struct bloom_ioc_id id = { 0 };
+	int err;
+
+	name_copy(in.name, x->set);
+	name_copy(id.name, x->set);
+	err = dev_ioctl(BLOOM_IOC_INFO, &in) ?: dev_ioctl(BLOOM_IOC_ID, &id);
+	if (err)
+		die_dev("xdp attach", err, x->set);
+	if (in.key_type != BLOOM_KEY_ADDR && in.key_type != BLOOM_KEY_NET)
+		die("filter %s holds %s keys: the XDP program looks up "
+		    "addresses (an addr or a net filter)", x->set,
+		    bloom_key_type_name(in.key_type));
+	if (x->key_type >= 0 && in.key_type != x->key_type)
+		die("filter %s holds %s keys, not %s", x->set,
+		    bloom_key_type_name(in.key_type),
+		    bloom_key_type_name(x->key_type));
+	return id.id;
+}
+
+static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
+{
+	struct bloom_xdp_cfg cfg = { .filter_id = id, .dir = x->dir };
+	const char *path = xdp_object();
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	struct bpf_map *rodata;
+	int err;
+
+	snprintf(cfg.name, sizeof(cfg.name), "%s", x->set);
+	libbpf_set_print(keep_log);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		die("cannot open %s: %s", path, strerror(errno));
+	rodata = bpf_object__find_map_by_name(obj, ".rodata");
+	if (!rodata || bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg)))
+		die("%s is not bloomctl's XDP program", path);
+	/* The tc twin stays unloaded: attach loads the XDP program only. */
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_autoload(prog,
+			!strcmp(bpf_program__name(prog), BLOOM_XDP_PROG));
+	err = bpf_object__load(obj);
+	if (err) {
+		fprintf(stderr, "%s", bpf_log);
+		die("cannot load the XDP program (%s): the kernel refused it "
+		    "(above); is bloom.ko loaded with its kfuncs (dmesg)?",
+		    strerror(-err));
+	}
+	return obj;
+}
+
+static void xdp_attach(const struct xdp_args *x)
+{
+	int ifindex = iface_index(x->iface);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	struct bpf_object *obj;
+	struct attached a;
+	u32 flags = x->mode;
+	int fd = -1, err;
+	u32 id;
+
+	need_module_btf();
+	id = filter_id(x);
+	if (attached_read(ifindex, &a) && !a.ours)
+		die("%s already has an XDP program that is not bloomctl's (%s, "
+		    "id %u): detach it first", x->iface, a.name, a.prog_id);
+	obj = xdp_load(x, id);
+	if (a.prog_id) {
+		/* Ours: replace it atomically, as it is, or not at all. */
+		fd = bpf_prog_get_fd_by_id(a.prog_id);
+		ao.old_prog_fd = fd;
+		flags |= XDP_FLAGS_REPLACE;
+	} else {
+		flags |= XDP_FLAGS_UPDATE_IF_NOEXIST;
+	}
+	err = bpf_xdp_attach(ifindex, bpf_program__fd(
+			bpf_object__find_program_by_name(obj, BLOOM_XDP_PROG)),
+			flags, &ao);
+	if (fd >= 0)
+		close(fd);
+	bpf_object__close(obj);	/* the attachment keeps the program */
+	if (err == -EBUSY || err == -EEXIST)
+		die("%s: another XDP program was attached meanwhile, or one in "
+		    "another mode: detach it first", x->iface);
+	if (err == -EOPNOTSUPP && x->mode == XDP_FLAGS_DRV_MODE)
+		die("%s has no native XDP: try --mode generic", x->iface);
+	if (err)
+		die("cannot attach to %s: %s", x->iface, strerror(-err));
+	if (!opts.quiet)
+		printf("attached to %s (%s mode): drops packets whose %s address "
+		       "is in %s (id %u)\n", x->iface,
+		       x->mode == XDP_FLAGS_DRV_MODE ? "native" : "generic",
+		       x->dir == BLOOM_XDP_DST ? "destination" : "source",
+		       x->set, id);
+}
+
+static const char *mode_name(u8 mode)
+{
+	switch (mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	case XDP_ATTACHED_HW:
+		return "offload";
+	default:
+		return "multi";
+	}
+}
+
+static u32 mode_flags(u8 mode)
+{
+	switch (mode) {
+	case XDP_ATTACHED_DRV:
+		return XDP_FLAGS_DRV_MODE;
+	case XDP_ATTACHED_SKB:
+		return XDP_FLAGS_SKB_MODE;
+	default:
+		return 0;
+	}
+}
+
+/* Detach bloomctl's program from @ifindex; false if it has none. */
+static bool detach_ours(const char *iface, int ifindex, bool quiet_none)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	struct attached a;
+	int fd, err;
+
+	if (!attached_read(ifindex, &a)) {
+		if (!quiet_none)
+			die("%s has no XDP program", iface);
+		return false;
+	}
+	if (!a.ours) {
+		if (!quiet_none)
+			die("%s's XDP program is not bloomctl's (%s, id %u): "
+			    "not detaching it", iface, a.name, a.prog_id);
+		return false;
+	}
+	fd = bpf_prog_get_fd_by_id(a.prog_id);
+	ao.old_prog_fd = fd;
+	err = bpf_xdp_detach(ifindex, mode_flags(a.mode) | XDP_FLAGS_REPLACE,
+			     &ao);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		die("cannot detach from %s: %s", iface, strerror(-err));
+	if (!opts.quiet)
+		printf("detached from %s\n", iface);
+	return true;
+}
+
+/* The current name of filter @id, or NULL when it is gone. */
+static const char *filter_of_id(u32 id)
+{
+	static char found[BLOOM_NAME_MAX];
+	char (*names)[BLOOM_NAME_MAX] = NULL;
+	struct bloom_ioc_id q;
+	u32 n = 0, i;
+
+	if (access(BLOOM_DEVICE, F_OK) || dev_names(&names, &n))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		memset(&q, 0, sizeof(q));
+		name_copy(q.name, names[i]);
+		if (!dev_ioctl(BLOOM_IOC_ID, &q) && q.id == id) {
+			memcpy(found, names[i], sizeof(found));
+			free(names);
+			return found;
+		}
+	}
+	free(names);
+	return NULL;
+}
+
+static void status_json(struct json *j, const char *iface,
+			const struct attached *a)
+{
+	const char *now = a->have_cfg ? filter_of_id(a->cfg.filter_id) : NULL;
+
+	json_object(j, NULL);
+	json_str(j, "interface", iface);
+	json_str(j, "program", a->name);
+	json_u64(j, "program_id", a->prog_id);
+	json_str(j, "mode", mode_name(a->mode));
+	json_bool(j, "bloomctl", a->ours);
+	if (a->have_cfg) {
+		json_u64(j, "filter_id", a->cfg.filter_id);
+		json_str(j, "filter", now ? now : "");
+		json_str(j, "direction", a->cfg.dir == BLOOM_XDP_DST ?
+			 "dst" : "src");
+	}
+	if (a->have_counters) {
+		json_u64(j, "seen", a->counters[BLOOM_XDP_SEEN]);
+		json_u64(j, "matched", a->counters[BLOOM_XDP_MATCHED]);
+		json_u64(j, "dropped", a->counters[BLOOM_XDP_DROPPED]);
+		json_u64(j, "errors", a->counters[BLOOM_XDP_ERRORS]);
+	}
+	json_close(j, '}');
+}
+
+static void status_text(const char *iface, const struct attached *a)
+{
+	const char *now = a->have_cfg ? filter_of_id(a->cfg.filter_id) : NULL;
+
+	printf("%s: %s (id %u), %s mode", iface, a->name, a->prog_id,
+	       mode_name(a->mode));
+	if (!a->ours) {
+		printf(", not bloomctl's\n");
+		return;
+	}
+	if (a->have_cfg)
+		printf(", %s address in filter id %u (%s)",
+		       a->cfg.dir == BLOOM_XDP_DST ? "destination" : "source",
+		       a->cfg.filter_id, now ? now : "gone: packets pass");
+	printf("\n");
+	if (a->have_counters)
+		printf("  seen %llu, matched %llu, dropped %llu, errors %llu\n",
+		       (unsigned long long)a->counters[BLOOM_XDP_SEEN],
+		       (unsigned long long)a->counters[BLOOM_XDP_MATCHED],
+		       (unsigned long long)a->counters[BLOOM_XDP_DROPPED],
+		       (unsigned long long)a->counters[BLOOM_XDP_ERRORS]);
+}
+
+/* Every interface with an XDP program, or @only. */
+static void xdp_status(const char *only)
+{
+	struct if_nameindex *ifs, *i;
+	struct attached a;
+	struct json j;
+	int shown = 0;
+
+	ifs = if_nameindex();
+	if (!ifs)
+		die("cannot list interfaces: %s", strerror(errno));
+	if (opts.format == OUT_JSON) {
+		json_start(&j);
+		json_array(&j, NULL);
+	}
+	for (i = ifs; i->if_index; i++) {
+		if (only && strcmp(only, i->if_name))
+			continue;
+		if (!attached_read(i->if_index, &a))
+			continue;
+		shown++;
+		if (opts.format == OUT_JSON)
+			status_json(&j, i->if_name, &a);
+		else if (!opts.quiet)
+			status_text(i->if_name, &a);
+	}
+	if (opts.format == OUT_JSON) {
+		json_close(&j, ']');
+		json_finish(&j);
+	} else if (!shown && !opts.quiet) {
+		printf("no XDP program is attached%s%s\n", only ? " to " : "",
+		       only ? only : "");
+	}
+	if_freenameindex(ifs);
+}
+
+/* detach --all: every interface where bloomctl's program is attached. */
+static void detach_all(void)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+
+	if (!ifs)
+		die("cannot list interfaces: %s", strerror(errno));
+	for (i = ifs; i->if_index; i++)
+		detach_ours(i->if_name, i->if_index, true);
+	if_freenameindex(ifs);
+}
+
+enum { OPT_SET = 0x200, OPT_KEY, OPT_DIR, OPT_MODE, OPT_ALL };
+
+static const struct option xdp_longopts[] = {
+	COMMON_LONGOPTS,
+	{ "set",	required_argument,	NULL, OPT_SET },
+	{ "key",	required_argument,	NULL, OPT_KEY },
+	{ "dir",	required_argument,	NULL, OPT_DIR },
+	{ "mode",	required_argument,	NULL, OPT_MODE },
+	{ "all",	no_argument,		NULL, OPT_ALL },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void xdp_option(struct xdp_args *x, bool *all, int c)
+{
+	switch (c) {
+	case OPT_SET:
+		check_name("xdp", optarg);
+		x->set = optarg;
+		break;
+	case OPT_KEY:
+		if (strcmp(optarg, "addr") && strcmp(optarg, "net"))
+			usage_error("xdp", "--key takes addr or net, not '%s'",
+				    optarg);
+		x->key_type = key_type_parse(optarg);
+		break;
+	case OPT_DIR:
+		if (strcmp(optarg, "src") && strcmp(optarg, "dst"))
+			usage_error("xdp", "--dir takes src or dst, not '%s'",
+				    optarg);
+		x->dir = !strcmp(optarg, "dst") ? BLOOM_XDP_DST : BLOOM_XDP_SRC;
+		break;
+	case OPT_MODE:
+		if (!strcmp(optarg, "native"))
+			x->mode = XDP_FLAGS_DRV_MODE;
+		else if (!strcmp(optarg, "generic"))
+			x->mode = XDP_FLAGS_SKB_MODE;
+		else
+			usage_error("xdp", "--mode takes native or generic, not '%s'",
+				    optarg);
+		break;
+	case OPT_ALL:
+		*all = true;
+		break;
+	default:
+		common_option("xdp", c);
+	}
+}
+
+/* xdp attach IFACE --set NAME ... | detach IFACE|--all | status [IFACE] */
+int cmd_xdp(int argc, char **argv)
+{
+	struct xdp_args x = { .key_type = -1, .mode = XDP_FLAGS_DRV_MODE };
+	const char *verb;
+	bool all = false;
+	int c, n;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  xdp_longopts)) != -1)
+		xdp_option(&x, &all, c);
+	n = argc - optind;
+	verb = n ? argv[optind] : "";
+	if (!strcmp(verb, "attach")) {
+		positional("xdp attach", n - 1, 1, 1, "IFACE");
+		if (!x.set)
+			usage_error("xdp", "attach needs --set NAME");
+		x.iface = argv[optind + 1];
+		xdp_attach(&x);
+	} else if (!strcmp(verb, "detach")) {
+		if (all) {
+			positional("xdp detach", n - 1, 0, 0, "");
+			detach_all();
+		} else {
+			positional("xdp detach", n - 1, 1, 1, "IFACE");
+			detach_ours(argv[optind + 1],
+				    iface_index(argv[optind + 1]), false);
+		}
+	} else if (!strcmp(verb, "status")) {
+		positional("xdp status", n - 1, 0, 1, "[IFACE]");
+		if (n == 2)
+			iface_index(argv[optind + 1]);
+		xdp_status(n == 2 ? argv[optind + 1] : NULL);
+	} else {
+		usage_error("xdp", n ? "unknown action '%s': attach, detach or status" :
+			    "attach, detach or status?%s", n ? verb : "");
+	}
+	return EXIT_OK;
+}
