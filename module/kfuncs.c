@@ -33,24 +33,18 @@
 #include "kfuncs.h"
 #include "registry.h"
 
-/* Kernels before 6.4, 6.9: the same things under older names. */
+/*
+ * Kernels before 6.4 have no __bpf_kfunc: there a global function is
+ * kept as it is, which is all a kfunc needs. Before 6.9 a kfunc set is
+ * a BTF_SET8.
+ */
 #ifndef __bpf_kfunc
-#define __bpf_kfunc __used noinline
+#define __bpf_kfunc
 #endif
 #ifndef BTF_KFUNCS_START
 #define BTF_KFUNCS_START BTF_SET8_START
 #define BTF_KFUNCS_END BTF_SET8_END
 #endif
-
-/* The ABI: declared for sparse and W=1, called only by programs. */
-int bpf_bloom_xdp_test(struct xdp_md *ctx, u32 id, const void *key,
-		       u32 key__sz);
-int bpf_bloom_xdp_test_and_add(struct xdp_md *ctx, u32 id, const void *key,
-			       u32 key__sz);
-int bpf_bloom_skb_test(struct __sk_buff *ctx, u32 id, const void *key,
-		       u32 key__sz);
-int bpf_bloom_skb_test_and_add(struct __sk_buff *ctx, u32 id,
-			       const void *key, u32 key__sz);
 
 static int probe(struct net *net, u32 id, const void *key, u32 len, bool add)
 {
