@@ -20,6 +20,7 @@
 #include <linux/export.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <kunit/visibility.h>
 #include "registry.h"
 
 /**
@@ -398,3 +399,4 @@ int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 		count(f, ret == 1);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_probe_rcu);

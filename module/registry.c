@@ -120,6 +120,7 @@ struct bloom_filter *bloom_lookup_id_rcu(struct net *net, u32 id)
 {
 	return xa_load(&bloom_net(net)->ids, id);
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_lookup_id_rcu);
 
 /* Under bn->lock: the filter named @name, or an error pointer. */
 static struct bloom_filter *find_locked(struct bloom_net *bn,

@@ -88,7 +88,7 @@ static u32 attached_id(int ifindex, u8 *mode)
 
 struct attached {
 	u32 prog_id;
-	u8 mode;		/* XDP_ATTACHED_* */
+	u8 mode;		/* XDP_ATTACHED_*, or TC_INGRESS */
 	char name[BPF_OBJ_NAME_LEN];
 	bool ours;
 	struct bloom_xdp_cfg cfg;
@@ -151,27 +151,70 @@ static void read_maps(struct attached *a, int prog_fd)
 	}
 }
 
-/* What is attached to @ifindex; false when nothing is. */
-static bool attached_read(int ifindex, struct attached *a)
+/* The program of @a->prog_id: its name, and if ours its maps. */
+static void prog_read(struct attached *a, const char *ours)
 {
 	struct bpf_prog_info info = { 0 };
 	u32 len = sizeof(info);
 	int fd;
 
-	memset(a, 0, sizeof(*a));
-	a->prog_id = attached_id(ifindex, &a->mode);
-	if (!a->prog_id)
-		return false;
 	fd = bpf_prog_get_fd_by_id(a->prog_id);
 	if (fd < 0)
-		return true;	/* gone meanwhile, or not ours to read */
+		return;		/* gone meanwhile, or not ours to read */
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
 		memcpy(a->name, info.name, sizeof(a->name));
-		a->ours = !strcmp(info.name, BLOOM_XDP_PROG);
+		a->ours = !strcmp(info.name, ours);
 		if (a->ours)
 			read_maps(a, fd);
 	}
 	close(fd);
+}
+
+/* What XDP program is attached to @ifindex; false when none is. */
+static bool attached_read(int ifindex, struct attached *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->prog_id = attached_id(ifindex, &a->mode);
+	if (a->prog_id)
+		prog_read(a, BLOOM_XDP_PROG);
+	return a->prog_id;
+}
+
+/*
+ * At tc ingress bloomctl's program is one filter among others, found by
+ * its own handle and priority on the clsact qdisc.
+ */
+#define TC_INGRESS	0xff	/* struct attached.mode */
+#define TC_HANDLE	0xb10
+#define TC_PRIORITY	0xb10
+
+static void tc_where(int ifindex, struct bpf_tc_hook *hook,
+		     struct bpf_tc_opts *o)
+{
+	memset(hook, 0, sizeof(*hook));
+	hook->sz = sizeof(*hook);
+	hook->ifindex = ifindex;
+	hook->attach_point = BPF_TC_INGRESS;
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	o->handle = TC_HANDLE;
+	o->priority = TC_PRIORITY;
+}
+
+/* bloomctl's tc program on @ifindex; false when there is none. */
+static bool tc_read(int ifindex, struct attached *a)
+{
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts o;
+
+	memset(a, 0, sizeof(*a));
+	tc_where(ifindex, &hook, &o);
+	libbpf_set_print(keep_log);	/* ENOENT is an answer, not news */
+	if (bpf_tc_query(&hook, &o) || !o.prog_id)
+		return false;
+	a->prog_id = o.prog_id;
+	a->mode = TC_INGRESS;
+	prog_read(a, BLOOM_TC_PROG);
 	return true;
 }
 
@@ -206,6 +249,8 @@ struct xdp_args {
 	int key_type;		/* -1: either */
 	u8 dir;
 	u32 mode;		/* XDP_FLAGS_DRV_MODE or _SKB_MODE */
+	bool mode_set;		/* --mode given */
+	bool tc;		/* at tc ingress instead */
 };
 
 /* The filter's id, checking that its keys are addresses or prefixes. */
@@ -248,10 +293,10 @@ static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 	rodata = bpf_object__find_map_by_name(obj, ".rodata");
 	if (!rodata || bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg)))
 		die("%s is not bloomctl's XDP program", path);
-	/* The tc twin stays unloaded: attach loads the XDP program only. */
+	/* Only the program attached is loaded. */
 	bpf_object__for_each_program(prog, obj)
-		bpf_program__set_autoload(prog,
-			!strcmp(bpf_program__name(prog), BLOOM_XDP_PROG));
+		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog),
+			x->tc ? BLOOM_TC_PROG : BLOOM_XDP_PROG));
 	err = bpf_object__load(obj);
 	if (err) {
 		fprintf(stderr, "%s", bpf_log);
@@ -260,6 +305,40 @@ static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 		    strerror(-err));
 	}
 	return obj;
+}
+
+static void attached_text(const struct xdp_args *x, const char *where,
+			  u32 id)
+{
+	if (!opts.quiet)
+		printf("attached to %s (%s): drops packets whose %s address "
+		       "is in %s (id %u)\n", x->iface, where,
+		       x->dir == BLOOM_XDP_DST ? "destination" : "source",
+		       x->set, id);
+}
+
+/* At tc ingress, beside other filters; bloomctl's own is replaced. */
+static void tc_attach(const struct xdp_args *x, int ifindex, u32 id)
+{
+	struct bpf_object *obj = xdp_load(x, id);
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts o;
+	int err;
+
+	tc_where(ifindex, &hook, &o);
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST)
+		die("cannot add a clsact qdisc to %s: %s", x->iface,
+		    strerror(-err));
+	o.prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj,
+							BLOOM_TC_PROG));
+	o.flags = BPF_TC_F_REPLACE;
+	err = bpf_tc_attach(&hook, &o);
+	bpf_object__close(obj);	/* the filter keeps the program */
+	if (err)
+		die("cannot attach to %s at tc ingress: %s", x->iface,
+		    strerror(-err));
+	attached_text(x, "tc ingress", id);
 }
 
 static void xdp_attach(const struct xdp_args *x)
@@ -274,6 +353,10 @@ static void xdp_attach(const struct xdp_args *x)
 
 	need_module_btf();
 	id = filter_id(x);
+	if (x->tc) {
+		tc_attach(x, ifindex, id);
+		return;
+	}
 	if (attached_read(ifindex, &a) && !a.ours)
 		die("%s already has an XDP program that is not bloomctl's (%s, "
 		    "id %u): detach it first", x->iface, a.name, a.prog_id);
@@ -299,12 +382,8 @@ static void xdp_attach(const struct xdp_args *x)
 		die("%s has no native XDP: try --mode generic", x->iface);
 	if (err)
 		die("cannot attach to %s: %s", x->iface, strerror(-err));
-	if (!opts.quiet)
-		printf("attached to %s (%s mode): drops packets whose %s address "
-		       "is in %s (id %u)\n", x->iface,
-		       x->mode == XDP_FLAGS_DRV_MODE ? "native" : "generic",
-		       x->dir == BLOOM_XDP_DST ? "destination" : "source",
-		       x->set, id);
+	attached_text(x, x->mode == XDP_FLAGS_DRV_MODE ? "native XDP" :
+			 "generic XDP", id);
 }
 
 static const char *mode_name(u8 mode)
@@ -316,6 +395,8 @@ static const char *mode_name(u8 mode)
 		return "generic";
 	case XDP_ATTACHED_HW:
 		return "offload";
+	case TC_INGRESS:
+		return "tc ingress";
 	default:
 		return "multi";
 	}
@@ -333,23 +414,48 @@ static u32 mode_flags(u8 mode)
 	}
 }
 
-/* Detach bloomctl's program from @ifindex; false if it has none. */
-static bool detach_ours(const char *iface, int ifindex, bool quiet_none)
+/* Detach bloomctl's tc program from @ifindex; false if it has none. */
+static bool tc_detach(const char *iface, int ifindex)
+{
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts o;
+	struct attached a;
+	int err;
+
+	if (!tc_read(ifindex, &a))
+		return false;
+	tc_where(ifindex, &hook, &o);
+	err = bpf_tc_detach(&hook, &o);
+	if (err)
+		die("cannot detach from %s at tc ingress: %s", iface,
+		    strerror(-err));
+	if (!opts.quiet)
+		printf("detached from %s (tc ingress)\n", iface);
+	return true;
+}
+
+/*
+ * Detach bloomctl's programs (XDP and tc) from @ifindex. Unless
+ * @quiet_none, it is an error that there is none, and a foreign XDP
+ * program is named.
+ */
+static void detach_ours(const char *iface, int ifindex, bool quiet_none)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	bool tc = tc_detach(iface, ifindex);
 	struct attached a;
 	int fd, err;
 
 	if (!attached_read(ifindex, &a)) {
-		if (!quiet_none)
-			die("%s has no XDP program", iface);
-		return false;
+		if (!quiet_none && !tc)
+			die("%s has no program of bloomctl's, XDP or tc", iface);
+		return;
 	}
 	if (!a.ours) {
-		if (!quiet_none)
+		if (!quiet_none && !tc)
 			die("%s's XDP program is not bloomctl's (%s, id %u): "
 			    "not detaching it", iface, a.name, a.prog_id);
-		return false;
+		return;
 	}
 	fd = bpf_prog_get_fd_by_id(a.prog_id);
 	ao.old_prog_fd = fd;
@@ -360,8 +466,7 @@ static bool detach_ours(const char *iface, int ifindex, bool quiet_none)
 	if (err)
 		die("cannot detach from %s: %s", iface, strerror(-err));
 	if (!opts.quiet)
-		printf("detached from %s\n", iface);
-	return true;
+		printf("detached from %s (XDP)\n", iface);
 }
 
 /* The current name of filter @id, or NULL when it is gone. */
@@ -436,7 +541,17 @@ static void status_text(const char *iface, const struct attached *a)
 		       (unsigned long long)a->counters[BLOOM_XDP_ERRORS]);
 }
 
-/* Every interface with an XDP program, or @only. */
+static int status_show(struct json *j, const char *iface,
+		       const struct attached *a)
+{
+	if (opts.format == OUT_JSON)
+		status_json(j, iface, a);
+	else if (!opts.quiet)
+		status_text(iface, a);
+	return 1;
+}
+
+/* Every interface with an XDP program or bloomctl's tc one, or @only. */
 static void xdp_status(const char *only)
 {
 	struct if_nameindex *ifs, *i;
@@ -454,19 +569,16 @@ static void xdp_status(const char *only)
 	for (i = ifs; i->if_index; i++) {
 		if (only && strcmp(only, i->if_name))
 			continue;
-		if (!attached_read(i->if_index, &a))
-			continue;
-		shown++;
-		if (opts.format == OUT_JSON)
-			status_json(&j, i->if_name, &a);
-		else if (!opts.quiet)
-			status_text(i->if_name, &a);
+		if (attached_read(i->if_index, &a))
+			shown += status_show(&j, i->if_name, &a);
+		if (tc_read(i->if_index, &a))
+			shown += status_show(&j, i->if_name, &a);
 	}
 	if (opts.format == OUT_JSON) {
 		json_close(&j, ']');
 		json_finish(&j);
 	} else if (!shown && !opts.quiet) {
-		printf("no XDP program is attached%s%s\n", only ? " to " : "",
+		printf("no program is attached%s%s\n", only ? " to " : "",
 		       only ? only : "");
 	}
 	if_freenameindex(ifs);
@@ -484,7 +596,7 @@ static void detach_all(void)
 	if_freenameindex(ifs);
 }
 
-enum { OPT_SET = 0x200, OPT_KEY, OPT_DIR, OPT_MODE, OPT_ALL };
+enum { OPT_SET = 0x200, OPT_KEY, OPT_DIR, OPT_MODE, OPT_ALL, OPT_TC };
 
 static const struct option xdp_longopts[] = {
 	COMMON_LONGOPTS,
@@ -493,6 +605,7 @@ static const struct option xdp_longopts[] = {
 	{ "dir",	required_argument,	NULL, OPT_DIR },
 	{ "mode",	required_argument,	NULL, OPT_MODE },
 	{ "all",	no_argument,		NULL, OPT_ALL },
+	{ "tc",		no_argument,		NULL, OPT_TC },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -516,6 +629,7 @@ static void xdp_option(struct xdp_args *x, bool *all, int c)
 		x->dir = !strcmp(optarg, "dst") ? BLOOM_XDP_DST : BLOOM_XDP_SRC;
 		break;
 	case OPT_MODE:
+		x->mode_set = true;
 		if (!strcmp(optarg, "native"))
 			x->mode = XDP_FLAGS_DRV_MODE;
 		else if (!strcmp(optarg, "generic"))
@@ -526,6 +640,9 @@ static void xdp_option(struct xdp_args *x, bool *all, int c)
 		break;
 	case OPT_ALL:
 		*all = true;
+		break;
+	case OPT_TC:
+		x->tc = true;
 		break;
 	default:
 		common_option("xdp", c);
@@ -549,6 +666,8 @@ int cmd_xdp(int argc, char **argv)
 		positional("xdp attach", n - 1, 1, 1, "IFACE");
 		if (!x.set)
 			usage_error("xdp", "attach needs --set NAME");
+		if (x.tc && x.mode_set)
+			usage_error("xdp", "--tc and --mode exclude each other");
 		x.iface = argv[optind + 1];
 		xdp_attach(&x);
 	} else if (!strcmp(verb, "detach")) {

@@ -122,7 +122,7 @@ const struct command commands[] = {
 	  "List the filters of this network namespace, in creation order; OVER\n"
 	  "after the inserted count marks a filter past its capacity. A growing\n"
 	  "filter's capacity is that of its stages so far, with a + while it may\n"
-	  "grow.\n\n"
+	  "grow. ID is the filter's id, by which XDP and tc programs name it.\n\n"
 	  "  -n, --names        names only, one per line\n" },
 	{ "info", cmd_info, "NAME|FILE",
 	  "Show a filter's geometry and statistics, with its capacity; a filter\n"
@@ -274,7 +274,7 @@ const struct command commands[] = {
 	  "      --max-memory B with --transport: memory at most B (default 1GiB)\n\n"
 	  "Exit status 2 when no layout can hold N keys at E under the size cap.\n" },
 	{ "xdp", cmd_xdp,
-	  "attach IFACE --set NAME [--dir src|dst] [--key addr|net] [--mode native|generic]\n"
+	  "attach IFACE --set NAME [--dir src|dst] [--key addr|net] [--mode native|generic|--tc]\n"
 	  "       | detach IFACE | detach --all | status [IFACE]",
 	  "Drop packets at XDP, before the stack, whose source (or destination)\n"
 	  "address is in an addr filter, or inside a prefix of a net filter. The\n"
@@ -287,10 +287,13 @@ const struct command commands[] = {
 	  "      --dir D        src (default) or dst address\n"
 	  "      --key K        addr or net: refuse a filter of the other type\n"
 	  "      --mode M       native (default; the driver's) or generic\n"
-	  "  detach IFACE       detach bloomctl's program; --all: from every\n"
-	  "                     interface of this namespace\n"
-	  "  status [IFACE]     each XDP program: filter, mode, packets seen,\n"
-	  "                     matched, dropped, and errors (filter gone)\n\n"
+	  "      --tc           at tc ingress (clsact) instead of XDP: after GRO,\n"
+	  "                     beside other tc filters, on any device\n"
+	  "  detach IFACE       detach bloomctl's programs (XDP and tc); --all:\n"
+	  "                     from every interface of this namespace\n"
+	  "  status [IFACE]     each XDP program, and bloomctl's tc ones: filter,\n"
+	  "                     mode, packets seen, matched, dropped, and errors\n"
+	  "                     (filter gone)\n\n"
 	  "Attachments are not saved by save-all: attach from the network's own\n"
 	  "configuration (an if-up hook), after the boot unit restored the filters.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
