@@ -19,7 +19,7 @@
  *
  * Each call returns 1 (present; with _test_and_add: seen before), 0
  * (absent; new, and added), or a negative errno: -ENOENT no such id,
- * -EINVAL a key of the wrong length or type (a zero length included),
+ * -EINVAL a key of the wrong length or type (a zero length or NULL too),
  * -ENOSPC full, -EOPNOTSUPP an add to a static filter, -ENODEV a tc
  * packet without a device.
  */
@@ -53,6 +53,9 @@ static int probe(struct net *net, u32 id, const void *key, u32 len, bool add)
 
 	if (!net)
 		return -ENODEV;
+	/* The verifier lets a maybe-NULL buffer through for a kfunc. */
+	if (!key)
+		return -EINVAL;
 	rcu_read_lock();
 	f = bloom_lookup_id_rcu(net, id);
 	if (f)
@@ -157,11 +160,9 @@ static const struct btf_kfunc_id_set bloom_skb_set = {
 };
 
 /*
- * Without its BTF the module still loads, and says why programs cannot
- * call it: the kernel was built without CONFIG_DEBUG_INFO_BTF_MODULES,
- * or the module without the kernel's BTF (see the README). Kernels before
- * 6.5 return 0 here and log "missing module BTF" themselves; the tools
- * look for /sys/kernel/btf/bloom.
+ * Without its BTF the module still loads, and programs cannot call it:
+ * the kernel logs why ("missing module BTF"; 6.12 returns 0 then, older
+ * kernels an error), and bloomctl xdp looks for /sys/kernel/btf/bloom.
  */
 void bloom_kfuncs_init(void)
 {
@@ -170,6 +171,6 @@ void bloom_kfuncs_init(void)
 					    &bloom_skb_set);
 
 	if (err)
-		pr_warn("bloom: XDP and tc programs cannot call this module (error %d): it has no BTF\n",
+		pr_warn("bloom: kfuncs for XDP and tc not registered (error %d): programs cannot call this module\n",
 			err);
 }

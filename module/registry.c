@@ -24,6 +24,17 @@ MODULE_PARM_DESC(max_bytes, "Default limit of filter memory per network namespac
 
 static unsigned int bloom_net_id __read_mostly;
 
+/*
+ * Filter ids, for BPF programs, which hold a number and no reference.
+ * One table for every namespace: a device moved to another namespace
+ * keeps its XDP program, whose id must then find nothing there rather
+ * than that namespace's filter of the same number. Allocated cyclically
+ * (an id comes back only after 2^31 more filters) under the xarray's
+ * own lock; looked up under RCU.
+ */
+static DEFINE_XARRAY_ALLOC1(bloom_ids);
+static u32 bloom_next_id;
+
 struct bloom_net *bloom_net(struct net *net)
 {
 	return net_generic(net, bloom_net_id);
@@ -118,7 +129,9 @@ struct bloom_filter *bloom_lookup(struct net *net, const char *name)
  */
 struct bloom_filter *bloom_lookup_id_rcu(struct net *net, u32 id)
 {
-	return xa_load(&bloom_net(net)->ids, id);
+	struct bloom_filter *f = xa_load(&bloom_ids, id);
+
+	return f && net_eq(read_pnet(&f->net), net) ? f : NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_lookup_id_rcu);
 
@@ -250,10 +263,11 @@ free:
 }
 
 /* Under bn->lock: list a new filter @name holding @c. */
-static int add_filter(struct bloom_net *bn, const char *name,
-		      struct bloom_contents *c)
+static int add_filter(struct net *net, struct bloom_net *bn,
+		      const char *name, struct bloom_contents *c)
 {
 	struct bloom_filter *f;
+	bool reserved;
 	int err;
 
 	if (bn->nfilters >= bn->max_filters)
@@ -262,16 +276,18 @@ static int add_filter(struct bloom_net *bn, const char *name,
 	if (!f)
 		return -ENOMEM;
 	/* Reserve an id (NULL is stored as a reserved entry); -EBUSY: full. */
-	err = xa_alloc_cyclic(&bn->ids, &f->id, NULL, XA_LIMIT(1, INT_MAX),
-			      &bn->next_id, GFP_KERNEL_ACCOUNT);
-	if (err >= 0)
+	err = xa_alloc_cyclic(&bloom_ids, &f->id, NULL, XA_LIMIT(1, INT_MAX),
+			      &bloom_next_id, GFP_KERNEL_ACCOUNT);
+	reserved = err >= 0;
+	if (reserved)
 		err = account(bn, c, NULL);
 	if (err < 0) {
-		if (f->id)
-			xa_erase(&bn->ids, f->id);
+		if (reserved)
+			xa_erase(&bloom_ids, f->id);
 		filter_free(f);
 		return err == -EBUSY ? -ENOSPC : err;
 	}
+	write_pnet(&f->net, net);
 	/* Freeing a filter runs module code: hold the module until then. */
 	__module_get(THIS_MODULE);
 	bump_generation(bn, c);
@@ -279,7 +295,7 @@ static int add_filter(struct bloom_net *bn, const char *name,
 	bn->nfilters++;
 	list_add_tail_rcu(&f->list, &bn->filters);
 	/* Fills the reserved slot: allocates nothing, cannot fail. */
-	xa_store(&bn->ids, f->id, f, GFP_NOWAIT);
+	WARN_ON(xa_err(xa_store(&bloom_ids, f->id, f, GFP_NOWAIT)));
 	bloom_contents_start(c);
 	return 0;
 }
@@ -346,7 +362,7 @@ int bloom_registry_publish(struct net *net, const char *name,
 		goto out;
 	f = find(bn, name);
 	if (!f)
-		err = add_filter(bn, name, c);
+		err = add_filter(net, bn, name, c);
 	else if (!replace)
 		err = -EEXIST;
 	else if (contents_locked(bn, f)->core.g.key_type != c->core.g.key_type)
@@ -453,7 +469,7 @@ int bloom_registry_destroy(struct net *net, const char *name)
 		err = -EBUSY;
 	} else {
 		list_del_rcu(&f->list);
-		xa_erase(&bn->ids, f->id);
+		xa_erase(&bloom_ids, f->id);
 		bn->nfilters--;
 		unaccount(bn, contents_locked(bn, f));
 	}
@@ -870,7 +886,6 @@ static int __net_init bloom_net_init(struct net *net)
 
 	mutex_init(&bn->lock);
 	INIT_LIST_HEAD(&bn->filters);
-	xa_init_flags(&bn->ids, XA_FLAGS_ALLOC1);
 	bn->max_filters = max_filters;
 	spin_lock_init(&bn->budget.lock);
 	bn->budget.max_bytes = max_bytes;
@@ -903,10 +918,9 @@ static void __net_exit bloom_net_exit(struct net *net)
 	list_for_each_entry_safe(f, tmp, &bn->filters, list) {
 		bloom_contents_stop(contents_locked(bn, f));
 		list_del_rcu(&f->list);
-		xa_erase(&bn->ids, f->id);
+		xa_erase(&bloom_ids, f->id);
 		bloom_filter_put(f);
 	}
-	xa_destroy(&bn->ids);
 	bn->nfilters = 0;
 	bn->budget.bytes = 0;
 	mutex_unlock(&bn->lock);

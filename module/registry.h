@@ -27,7 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
-#include <linux/xarray.h>
+#include <net/net_namespace.h>
 #include "kind.h"
 #include "bloom.h"
 
@@ -49,7 +49,8 @@ struct bloom_filter {
 	struct bloom_contents __rcu *contents;
 	struct bloom_pcpu_stats __percpu *stats;
 	unsigned long full_warned;	/* jiffies of the last "full" line */
-	u32 id;				/* bloom_net.ids; fixed for life */
+	u32 id;				/* in bloom_ids; fixed for life */
+	possible_net_t net;		/* where it is listed */
 	struct rcu_head rcu;
 };
 
@@ -62,13 +63,6 @@ struct bloom_net {
 	 */
 	struct mutex lock;
 	struct list_head filters;
-	/*
-	 * Filter ids for BPF programs, which hold a number and no
-	 * reference: allocated cyclically under @lock, so that an id comes
-	 * back only after 2^31 more filters; looked up under RCU.
-	 */
-	struct xarray ids;
-	u32 next_id;
 	u64 nfilters;
 	u64 max_filters;
 	struct bloom_budget budget;	/* bytes: its own lock, inside @lock */

@@ -316,10 +316,11 @@ struct bloom_ioc_restore {
  * it (the kfuncs of bloom.ko look it up in the namespace of the packet's
  * device). The id belongs to the filter for its whole life: a rename
  * takes it along, a swap, clear or restore leaves it where it was (the
- * contents move, as rules see them). Ids are unique in a namespace and
- * come back only after 2^31 more filters were created there, so a
- * program left holding the id of a destroyed filter finds nothing
- * rather than another filter. Reserved fields must be zero.
+ * contents move, as rules see them). Ids are unique across namespaces,
+ * are looked up only in the packet's namespace, and come back only after
+ * 2^31 more filters were created, so a program left holding the id of a
+ * destroyed filter (or on a device moved to another namespace) finds
+ * nothing rather than another filter. Reserved fields must be zero.
  */
 struct bloom_ioc_id {
 	char	name[BLOOM_NAME_MAX];	/* in */

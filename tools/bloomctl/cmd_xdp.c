@@ -13,6 +13,9 @@
 #include <getopt.h>
 #include <limits.h>
 #include <net/if.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,17 +76,25 @@ static const char *xdp_object(void)
 	    "or in $BLOOM_XDP_OBJ): reinstall bloom-tools", XDP_OBJ);
 }
 
-/* The attached program of an interface, in any mode: its id, or 0. */
+/*
+ * The attached program of an interface: its id, or 0. With programs in
+ * several modes (XDP_ATTACHED_MULTI), the driver's, else the generic one.
+ */
 static u32 attached_id(int ifindex, u8 *mode)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	int err = bpf_xdp_query(ifindex, 0, &q);
 
-	if (err)
-		die("cannot read the XDP program of interface %d: %s", ifindex,
-		    strerror(-err));
+	if (err) {
+		warn("cannot read the XDP program of interface %d: %s", ifindex,
+		     strerror(-err));
+		return 0;
+	}
 	*mode = q.attach_mode;
-	return q.prog_id;
+	if (q.attach_mode != XDP_ATTACHED_MULTI)
+		return q.prog_id;
+	*mode = q.drv_prog_id ? XDP_ATTACHED_DRV : XDP_ATTACHED_SKB;
+	return q.drv_prog_id ?: q.skb_prog_id;
 }
 
 struct attached {
@@ -227,6 +238,22 @@ static int iface_index(const char *iface)
 	return ifindex;
 }
 
+/* The program reads Ethernet frames: refuse L3 devices (tun, wireguard). */
+static void need_ethernet(const char *iface)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
+	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr))
+		die("cannot read the link type of %s: %s", iface,
+		    strerror(errno));
+	close(fd);
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		die("%s is not an Ethernet device (link type %u): the program "
+		    "reads Ethernet frames", iface, ifr.ifr_hwaddr.sa_family);
+}
+
 /*
  * The kfuncs need bloom.ko's BTF: without it the program cannot load,
  * and the kernel's reason is obscure. Say what is missing instead.
@@ -307,6 +334,34 @@ static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 	return obj;
 }
 
+static const char *mode_name(u8 mode)
+{
+	switch (mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	case XDP_ATTACHED_HW:
+		return "offload";
+	case TC_INGRESS:
+		return "tc ingress";
+	default:
+		return "multi";
+	}
+}
+
+static u32 mode_flags(u8 mode)
+{
+	switch (mode) {
+	case XDP_ATTACHED_DRV:
+		return XDP_FLAGS_DRV_MODE;
+	case XDP_ATTACHED_SKB:
+		return XDP_FLAGS_SKB_MODE;
+	default:
+		return 0;
+	}
+}
+
 static void attached_text(const struct xdp_args *x, const char *where,
 			  u32 id)
 {
@@ -352,6 +407,7 @@ static void xdp_attach(const struct xdp_args *x)
 	u32 id;
 
 	need_module_btf();
+	need_ethernet(x->iface);
 	id = filter_id(x);
 	if (x->tc) {
 		tc_attach(x, ifindex, id);
@@ -360,12 +416,15 @@ static void xdp_attach(const struct xdp_args *x)
 	if (attached_read(ifindex, &a) && !a.ours)
 		die("%s already has an XDP program that is not bloomctl's (%s, "
 		    "id %u): detach it first", x->iface, a.name, a.prog_id);
+	if (a.prog_id && x->mode_set && mode_flags(a.mode) != x->mode)
+		die("bloomctl's program is attached to %s in %s mode: detach it "
+		    "first to change the mode", x->iface, mode_name(a.mode));
 	obj = xdp_load(x, id);
 	if (a.prog_id) {
-		/* Ours: replace it atomically, as it is, or not at all. */
+		/* Ours: replace it atomically, in its mode, or not at all. */
 		fd = bpf_prog_get_fd_by_id(a.prog_id);
 		ao.old_prog_fd = fd;
-		flags |= XDP_FLAGS_REPLACE;
+		flags = mode_flags(a.mode) | XDP_FLAGS_REPLACE;
 	} else {
 		flags |= XDP_FLAGS_UPDATE_IF_NOEXIST;
 	}
@@ -380,38 +439,12 @@ static void xdp_attach(const struct xdp_args *x)
 		    "another mode: detach it first", x->iface);
 	if (err == -EOPNOTSUPP && x->mode == XDP_FLAGS_DRV_MODE)
 		die("%s has no native XDP: try --mode generic", x->iface);
-	if (err)
+	if (err) {
+		fprintf(stderr, "%s", bpf_log);
 		die("cannot attach to %s: %s", x->iface, strerror(-err));
-	attached_text(x, x->mode == XDP_FLAGS_DRV_MODE ? "native XDP" :
-			 "generic XDP", id);
-}
-
-static const char *mode_name(u8 mode)
-{
-	switch (mode) {
-	case XDP_ATTACHED_DRV:
-		return "native";
-	case XDP_ATTACHED_SKB:
-		return "generic";
-	case XDP_ATTACHED_HW:
-		return "offload";
-	case TC_INGRESS:
-		return "tc ingress";
-	default:
-		return "multi";
 	}
-}
-
-static u32 mode_flags(u8 mode)
-{
-	switch (mode) {
-	case XDP_ATTACHED_DRV:
-		return XDP_FLAGS_DRV_MODE;
-	case XDP_ATTACHED_SKB:
-		return XDP_FLAGS_SKB_MODE;
-	default:
-		return 0;
-	}
+	attached_text(x, flags & XDP_FLAGS_SKB_MODE ? "generic XDP" :
+			 "native XDP", id);
 }
 
 /* Detach bloomctl's tc program from @ifindex; false if it has none. */
@@ -422,7 +455,7 @@ static bool tc_detach(const char *iface, int ifindex)
 	struct attached a;
 	int err;
 
-	if (!tc_read(ifindex, &a))
+	if (!tc_read(ifindex, &a) || !a.ours)
 		return false;
 	tc_where(ifindex, &hook, &o);
 	err = bpf_tc_detach(&hook, &o);

@@ -5,7 +5,8 @@
  *
  *   kfunc-test OBJECT < lines
  *
- * A line is "PROG ID OP TYPE KEY": PROG xdp or tc, ID a filter id, OP
+ * A line is "PROG ID OP TYPE KEY": PROG xdp, tc, or null (an XDP
+ * program that passes an unchecked map value, NULL, as the key), ID a filter id, OP
  * test or add (test and add), TYPE a key type as bloomctl spells it (the
  * key is parsed as that type: a filter of another type can be given it),
  * or raw with KEY in hex ("-" for no bytes). The answer is the kfunc's
@@ -20,7 +21,7 @@
 #include <bpf/libbpf.h>
 #include "../bloomctl/bloomctl.h"
 
-#define KEY_MAX	160
+#define KEY_MAX	176	/* past the longest key, a digest's 168 */
 
 struct kfunc_req {
 	u32 id;
@@ -49,7 +50,8 @@ static size_t parse_hex(const char *s, u8 *out)
 	return n;
 }
 
-static void parse_line(char *line, struct kfunc_req *r, bool *tc)
+static void parse_line(char *line, struct kfunc_req *r, bool *tc,
+		       bool *null)
 {
 	char prog[8], op[8], type[16], why[WHY_MAX];
 	u8 rec[KEY_REC_MAX];
@@ -63,6 +65,7 @@ static void parse_line(char *line, struct kfunc_req *r, bool *tc)
 		die("malformed line: %s", line);
 	line[strcspn(line, "\n")] = '\0';
 	*tc = !strcmp(prog, "tc");
+	*null = !strcmp(prog, "null");
 	r->add = !strcmp(op, "add");
 	if (!strcmp(type, "raw")) {
 		r->len = parse_hex(line + at, r->key);
@@ -79,13 +82,13 @@ static void parse_line(char *line, struct kfunc_req *r, bool *tc)
 
 int main(int argc, char **argv)
 {
-	struct bpf_program *xdp, *tc;
+	struct bpf_program *xdp, *tc, *null;
 	struct bpf_object *obj;
 	struct bpf_map *bss;
 	struct kfunc_req r;
 	char line[1024];
 	u32 zero = 0;
-	bool is_tc;
+	bool is_tc, is_null;
 	int fd;
 
 	if (argc != 2)
@@ -95,17 +98,19 @@ int main(int argc, char **argv)
 		die("cannot load %s", argv[1]);
 	xdp = bpf_object__find_program_by_name(obj, "kf_xdp");
 	tc = bpf_object__find_program_by_name(obj, "kf_tc");
+	null = bpf_object__find_program_by_name(obj, "kf_null");
 	bss = bpf_object__find_map_by_name(obj, ".bss");
-	if (!xdp || !tc || !bss)
+	if (!xdp || !tc || !null || !bss)
 		die("%s is not kfunc-test's object", argv[1]);
 	fd = bpf_map__fd(bss);
 	while (fgets(line, sizeof(line), stdin)) {
 		LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = frame,
 			    .data_size_in = sizeof(frame));
 
-		parse_line(line, &r, &is_tc);
+		parse_line(line, &r, &is_tc, &is_null);
 		if (bpf_map_update_elem(fd, &zero, &r, 0) ||
-		    bpf_prog_test_run_opts(bpf_program__fd(is_tc ? tc : xdp),
+		    bpf_prog_test_run_opts(bpf_program__fd(is_null ? null :
+							   is_tc ? tc : xdp),
 					   &run) ||
 		    bpf_map_lookup_elem(fd, &zero, &r))
 			die("test run: %s", strerror(errno));
