@@ -59,7 +59,7 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/stress-test $(BUILD)/ioctl-fuzz $(BUILD)/snapflip-test \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl $(BUILD)/prefix-test) \
 	$(BUILD)/bloom_xdp.bpf.o $(BUILD)/kfunc-test $(BUILD)/kfunc_test.bpf.o \
-	$(BUILD)/xdp_pass.bpf.o
+	$(BUILD)/xdp_pass.bpf.o $(BUILD)/first-seen $(BUILD)/first_seen.bpf.o
 
 # BPF programs: Debian's clang, libbpf-dev's headers, BTF for the kfuncs.
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf \
@@ -145,6 +145,17 @@ $(BUILD)/kfunc_test.bpf.o $(BUILD)/xdp_pass.bpf.o: $(BUILD)/%.bpf.o: \
 		tools/tests/%.bpf.c
 	@mkdir -p $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+# samples/xdp_first_seen: the kfunc sample, built and tested as shipped.
+FIRST_SEEN := samples/xdp_first_seen
+$(BUILD)/first_seen.bpf.o: $(FIRST_SEEN)/first_seen.bpf.c $(FIRST_SEEN)/first_seen.h
+	@mkdir -p $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/first-seen: $(FIRST_SEEN)/first_seen.c $(FIRST_SEEN)/first_seen.h \
+		uapi/bloom_ioctl.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -Iuapi -o $@ $< -lbpf
 
 $(BUILD)/ioctl-fuzz: tools/tests/ioctl_fuzz.c uapi/bloom.h uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)

@@ -60,6 +60,7 @@ install: install-modules install-userspace
 install-modules: modules
 	@test -n "$(kver)" || { echo "install: cannot tell KDIR's kernel release; give KVER=" >&2; exit 1; }
 	install -d $(DESTDIR)/lib/modules/$(kver)/updates
+	scripts/module-btf $(kver) $(kdir) bloom.ko
 	install -m 0644 $(MODULES) $(DESTDIR)/lib/modules/$(kver)/updates/
 	$(if $(DESTDIR),,depmod -a $(kver))
 

@@ -266,9 +266,12 @@ static void need_module_btf(void)
 		die("XDP needs BTF: this kernel was built without "
 		    "CONFIG_DEBUG_INFO_BTF, so no program can call bloom.ko");
 	die("XDP needs bloom.ko's BTF and %s is missing: bloom.ko was built "
-	    "without it (for Debian's kernels, build it against headers "
-	    "that ship vmlinux and resolve_btfids, as linux-headers-6.12 do; "
-	    "see the README)", MODULE_BTF);
+	    "without it. Its build log says what was missing: usually pahole "
+	    "(apt-get install dwarves) or resolve_btfids (on Debian's 6.1, "
+	    "install a linux-kbuild-6.12.* package); then rebuild it "
+	    "(dkms build --force bloom/VERSION, dkms install --force "
+	    "bloom/VERSION; see the README)",
+	    MODULE_BTF);
 }
 
 struct xdp_args {
