@@ -189,6 +189,15 @@ $(BUILD)/bench-flood: scripts/bench/flood.c
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -o $@ $<
 
+# make bench's XDP programs and their loader (scripts/bench/xdp).
+$(BUILD)/xdp_bench.bpf.o: scripts/bench/xdp.bpf.c scripts/bench/xdp_bench.h
+	@mkdir -p $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bench-xdp: scripts/bench/xdp.c scripts/bench/xdp_bench.h
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -o $@ $< -lbpf
+
 $(BUILD)/bench-ioctl: scripts/bench/ioctl.c uapi/bloom_ioctl.h
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -o $@ scripts/bench/ioctl.c
