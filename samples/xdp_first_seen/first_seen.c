@@ -58,11 +58,10 @@ static __u32 filter_id(const char *name)
 	return q.id;
 }
 
-/* Each counter summed over the CPUs. */
-static void counters(int map_fd, __u64 sum[FS_NCOUNTERS])
+/* Each counter summed over the CPUs: a per-CPU map gives one a CPU. */
+static void counters(int map_fd, int ncpu, __u64 sum[FS_NCOUNTERS])
 {
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 v[ncpu > 0 ? ncpu : 1];
+	__u64 v[ncpu];
 	__u32 k;
 	int c;
 
@@ -102,7 +101,8 @@ int main(int argc, char **argv)
 	__u64 sum[FS_NCOUNTERS];
 	struct bpf_object *obj;
 	time_t end;
-	int opt, ifindex, prog_fd, map_fd, err;
+	int opt, ifindex, prog_fd, map_fd, ncpu, err;
+	struct bpf_program *prog;
 
 	while ((opt = getopt(argc, argv, "gn:t:o:")) != -1) {
 		switch (opt) {
@@ -127,10 +127,15 @@ int main(int argc, char **argv)
 	ifindex = if_nametoindex(argv[optind]);
 	if (!ifindex)
 		fail(argv[optind], errno);
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu < 1)
+		fail("the number of possible CPUs", -ncpu);
 	obj = load(path, filter_id(argv[optind + 1]));
-	prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj,
-								   "first_seen"));
+	prog = bpf_object__find_program_by_name(obj, "first_seen");
 	map_fd = bpf_object__find_map_fd_by_name(obj, "first_seen_counters");
+	if (!prog || map_fd < 0)
+		fail(path, ENOENT);
+	prog_fd = bpf_program__fd(prog);
 	/* Never replace another program: fail if the interface has one. */
 	err = bpf_xdp_attach(ifindex, prog_fd,
 			     flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
@@ -144,14 +149,14 @@ int main(int argc, char **argv)
 	end = secs == LONG_MAX ? 0 : time(NULL) + secs;
 	do {
 		usleep(100000);
-		counters(map_fd, sum);
+		counters(map_fd, ncpu, sum);
 	} while (!stop && (__s64)sum[FS_PACKETS] < packets &&
 		 (!end || time(NULL) < end));
 
 	/* Only this program: another may have replaced it meanwhile. */
 	detach_opts.old_prog_fd = prog_fd;
 	err = bpf_xdp_detach(ifindex, flags | XDP_FLAGS_REPLACE, &detach_opts);
-	counters(map_fd, sum);
+	counters(map_fd, ncpu, sum);
 	printf("packets %llu new %llu repeats %llu errors %llu\n",
 	       (unsigned long long)sum[FS_PACKETS],
 	       (unsigned long long)sum[FS_NEW],

@@ -15,8 +15,10 @@
  *   loop STRUCT N present|absent NS_PER_LOOKUP HIT_RATE
  *
  * loop's time is net of loop_none's (the random address alone). A
- * listed address must be found (hit rate 1, verdict XDP_DROP): bench-xdp
- * exits 1 when one is not, so a broken lookup cannot pass for a fast one.
+ * listed address must be found (hit rate 1, verdict XDP_DROP), and an
+ * unlisted one not, but for the Bloom filters' false positives (at most
+ * 3 %, the unlisted packet's verdict aside): bench-xdp exits 1 when one
+ * is not, so a broken lookup cannot pass for a fast one.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -264,6 +266,8 @@ int main(int argc, char **argv)
 		       v1 == XDP_DROP ? "drop" : "pass",
 		       v2 == XDP_DROP ? "drop" : "pass");
 		bad |= i && v1 != XDP_DROP;
+		/* The exact structures; a Bloom filter may say present. */
+		bad |= i > 2 && v2 != XDP_PASS;
 	}
 	/* Fewer runs to start with: each is XDP_BENCH_LOOKUPS lookups. */
 	repeat = repeat / 32 ?: 1;
@@ -279,12 +283,13 @@ int main(int argc, char **argv)
 			printf("loop %s %u %s %.1f %.4f\n", structs[i], n,
 			       absent ? "absent" : "present",
 			       (ns - base) / XDP_BENCH_LOOKUPS, rate);
-			bad |= !absent && rate != 1.0;
+			bad |= absent ? rate > (i < 2 ? 0.03 : 0.0) :
+					rate != 1.0;
 		}
 	}
 	drain_lpm(obj, n);
 	bpf_object__close(obj);
 	if (bad)
-		fprintf(stderr, "bench-xdp: a listed address was not found\n");
+		fprintf(stderr, "bench-xdp: a lookup gave a wrong answer (above)\n");
 	return bad;
 }

@@ -270,7 +270,7 @@ static void need_module_btf(void)
 	    "(apt-get install dwarves) or resolve_btfids (on Debian's 6.1, "
 	    "install a linux-kbuild-6.12.* package); then rebuild it "
 	    "(dkms build --force bloom/VERSION, dkms install --force "
-	    "bloom/VERSION; see the README)",
+	    "bloom/VERSION) and reload it (see the README)",
 	    MODULE_BTF);
 }
 
