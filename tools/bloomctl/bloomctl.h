@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "../../module/core/bloom_core.h"
 #include "../../uapi/bloom_ioctl.h"
 
@@ -148,6 +149,38 @@ int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno, char *why, size_t whylen);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd);
+
+/* The input of add and build, read in passes of bounded memory. */
+struct key_stream {
+	u8 type;
+	const struct key_input *in;
+	const char *cmd;
+	struct stream_file *files;	/* one per -f FILE, or stdin */
+	unsigned int pass;
+	const char *label;
+	void (*chunk)(struct keylist *kl, void *ctx);
+	void *ctx;
+	bool sent;		/* something was applied: for messages */
+};
+
+void key_stream_init(struct key_stream *ks, u8 type,
+		     const struct key_input *in, const char *cmd);
+void key_stream_pass(struct key_stream *ks, const char *label,
+		     void (*chunk)(struct keylist *kl, void *ctx), void *ctx);
+void key_stream_free(struct key_stream *ks);
+
+/* distinct.c: how many different records, in bounded memory */
+struct distinct {
+	size_t stride, n, cap;
+	u8 *buf;
+	FILE *runs;		/* sorted runs, when the buffer filled */
+	struct { off_t at; size_t n; } *run;
+	size_t nruns;
+};
+
+void distinct_init(struct distinct *d, size_t stride);
+void distinct_add(struct distinct *d, const void *rec);
+u64 distinct_count(struct distinct *d);
 void keylist_push(struct keylist *kl, const void *rec);
 u64 keylist_distinct(const struct keylist *kl, const u8 *skip);
 void keylist_free(struct keylist *kl);
@@ -403,8 +436,10 @@ u64 prefix_keys(const u64 *hist, const struct plen_set *lens);
 void prefix_covers(const struct bloom_key_net *k, unsigned int t,
 		   struct keylist *out);
 void lengths_text(const struct plen_set *s, char *buf, size_t size);
+void prefix_count(const struct keylist *kl, u64 *hist);
 void prefix_histogram(const struct keylist *kl, u64 *hist);
-void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
+bool prefix_expands(const u64 *hist, const struct plen_set *lens);
+void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 		 const struct plen_set *held, u64 room, struct plen_set *lens,
 		 const char *cmd);
 bool keylist_expand(struct keylist *kl, const struct plen_set *lens);

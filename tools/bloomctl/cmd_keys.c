@@ -2,8 +2,10 @@
 /*
  * Keys in a filter: add, del, test and count. The input is parsed whole
  * first (input.c); only then are the keys sent, KEYS_PER_BATCH at a
- * time. test exits 0 when every key is present, 1 when any is absent.
- * test and count also query a snapshot file offline (snapfilter.c).
+ * time. add streams its input instead (a pass to check it, a pass to
+ * send it), so that a list of any length loads in bounded memory. test
+ * exits 0 when every key is present, 1 when any is absent. test and
+ * count also query a snapshot file offline (snapfilter.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -24,6 +26,9 @@ struct keys_cmd {
 	bool file;		/* test, count: NAME is a snapshot file */
 	struct prefix_opts po;	/* add: net keys' prefix lengths */
 	size_t listed;		/* keys given, before the expansion */
+	size_t stored;		/* keys sent, after it */
+	size_t sent;		/* keys sent before the batch being sent */
+	bool streamed;		/* add: sent a chunk at a time */
 	bool expanded;		/* net: some were stored as longer prefixes */
 	struct plen_set stored_lens;	/* add: the lengths they went to */
 	struct snap_filter sf;	/* its contents */
@@ -125,43 +130,39 @@ static void bound_expansion(const struct keys_cmd *k,
  */
 static void keys_expand(struct keys_cmd *k)
 {
-	struct plen_set held = held_lengths(k), lens = lookup_lengths(k);
-	u64 room = k->info.capacity > k->info.inserted ?
-		   k->info.capacity - k->info.inserted : 0;
+	struct plen_set lens = lookup_lengths(k);
 
-	if (!strcmp(k->cmd, "add")) {
-		prefix_plan(&k->po, &k->kl, &held, room, &lens, k->cmd);
-		k->expanded = keylist_expand(&k->kl, &lens);
-		k->stored_lens = lens;
-	} else if (!strcmp(k->cmd, "del") || !strcmp(k->cmd, "count")) {
-		if (k->po.probes)
-			usage_error(k->cmd, "--probes is for add and build");
-		bound_expansion(k, &lens);
-		k->expanded = keylist_expand(&k->kl, &lens);
-	}
+	if (k->po.probes)
+		usage_error(k->cmd, "--probes is for add and build");
+	bound_expansion(k, &lens);
+	k->expanded = keylist_expand(&k->kl, &lens);
 }
 
-/* The filter's key type, then every key of the input, validated. */
-static void keys_load(struct keys_cmd *k)
+/* The filter's geometry and key type: where the keys go. */
+static void keys_open(struct keys_cmd *k)
 {
-	u8 type;
-
 	if (k->file)
 		snap_filter_load(k->cmd, k->name, &k->sf, &k->info);
 	else
 		filter_key_type(k->cmd, k->name, &k->info);
-	type = k->info.key_type;
 	if (k->info.layout == BLOOM_LAYOUT_FUSE &&
 	    (!strcmp(k->cmd, "add") || !strcmp(k->cmd, "del")))
 		die("%s %s: static filter: rebuild it (bloomctl build --kind, then restore --replace)",
 		    k->cmd, k->name);
+}
 
-	keylist_load(&k->kl, type, &k->in, k->cmd);
+/* The filter, then every key of the input, validated (del, test, count). */
+static void keys_load(struct keys_cmd *k)
+{
+	keys_open(k);
+	keylist_load(&k->kl, k->info.key_type, &k->in, k->cmd);
 	free(k->in.files);
 	k->in.files = NULL;
 	k->listed = k->kl.count;
-	if (type == BLOOM_KEY_NET)
+	if (k->kl.type == BLOOM_KEY_NET &&
+	    (!strcmp(k->cmd, "del") || !strcmp(k->cmd, "count")))
 		keys_expand(k);
+	k->stored = k->kl.count;
 }
 
 static void keys_done(struct keys_cmd *k)
@@ -181,32 +182,33 @@ static void __noreturn batch_failed(const struct keys_cmd *k, int err,
 				    size_t applied)
 {
 	die("%s %s: %s (%zu of %zu key%s applied)", k->cmd, k->name,
-	    dev_strerror(err, k->name), applied, k->kl.count,
-	    PLURAL(k->kl.count));
+	    dev_strerror(err, k->name), k->sent + applied, k->stored,
+	    PLURAL(k->stored));
 }
 
-/* DEL stopped at @i: that key is absent. Fatal unless --exist. */
-static void absent_key(const struct keys_cmd *k, size_t i, size_t deleted)
+/* DEL stopped at key @i of @kl: it is absent. Fatal unless --exist. */
+static void absent_key(const struct keys_cmd *k, const struct keylist *kl,
+		       size_t i, size_t deleted)
 {
-	const char *text = keylist_text(&k->kl, i);
+	const char *text = keylist_text(kl, i);
 	char where[300], shown[300];
 
 	if (k->exist)
 		return;
-	keylist_where(&k->kl, i, where, sizeof(where));
+	keylist_where(kl, i, where, sizeof(where));
 	text_shown(shown, sizeof(shown), text, strlen(text));
 	die("del %s: %s: '%s' is not in the filter (%zu deleted before it)",
 	    k->name, where, shown, deleted);
 }
 
-/* ADD stopped at @i: a cuckoo table has no room for that key. */
-static void __noreturn no_room(const struct keys_cmd *k, size_t i,
-			       size_t added)
+/* ADD stopped at key @i of @kl: a cuckoo table has no room for it. */
+static void __noreturn no_room(const struct keys_cmd *k,
+			       const struct keylist *kl, size_t i, size_t added)
 {
-	const char *text = keylist_text(&k->kl, i);
+	const char *text = keylist_text(kl, i);
 	char where[300], shown[300];
 
-	keylist_where(&k->kl, i, where, sizeof(where));
+	keylist_where(kl, i, where, sizeof(where));
 	text_shown(shown, sizeof(shown), text, strlen(text));
 	die("add %s: %s: '%s' does not fit: the cuckoo table has no room left (%zu added before it, kept); delete keys or move to a larger filter",
 	    k->name, where, shown, added);
@@ -226,7 +228,8 @@ static u64 send_keys(struct keys_cmd *k, const struct keylist *kl,
 	u64 hits = 0;
 	int err;
 
-	progress_start(&p, k->cmd, kl->count, false);
+	/* A streamed input shows its own progress, in bytes read. */
+	progress_start(&p, k->cmd, k->streamed ? 0 : kl->count, false);
 	while (at < kl->count) {
 		u32 n = (u32)min((size_t)KEYS_PER_BATCH, kl->count - at);
 		u8 *out = NULL;
@@ -245,13 +248,13 @@ static u64 send_keys(struct keys_cmd *k, const struct keylist *kl,
 		hits += b.hits;
 		if (err == -ENOENT && cmd == BLOOM_IOC_DEL &&
 		    filter_exists(k->name)) {
-			absent_key(k, at + b.done, (size_t)hits);
+			absent_key(k, kl, at + b.done, (size_t)hits);
 			(*skipped)++;
 			at += b.done + 1;
 			continue;
 		}
 		if (err == -ENOSPC && cmd == BLOOM_IOC_ADD)
-			no_room(k, at + b.done, (size_t)hits);
+			no_room(k, kl, at + b.done, (size_t)hits);
 		if (err)
 			batch_failed(k, err, at + b.done);
 		at += n;
@@ -276,7 +279,7 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 		json_u64(&j, count_key, n);
 		json_u64(&j, extra_key, extra);
 		if (k->expanded) {
-			json_u64(&j, "stored", k->kl.count);
+			json_u64(&j, "stored", k->stored);
 			json_array(&j, "stored_prefix_lengths");
 			for (l = 0; l <= BLOOM_PLEN_MAX; l++)
 				if (k->stored_lens.w[l / 64] >> (l % 64) & 1)
@@ -292,62 +295,151 @@ static void print_applied(const struct keys_cmd *k, const char *verb,
 		       k->name, (unsigned long long)extra, extra_key);
 		if (k->expanded && nlens)
 			printf("; stored as %zu prefixes of %u length%s",
-			       k->kl.count, nlens, PLURAL(nlens));
+			       k->stored, nlens, PLURAL(nlens));
 		printf(")\n");
 	}
 }
 
-/*
- * add refuses to take a filter past its capacity (a growing filter past
- * its last stage's): the keys that test absent now are the ones that
- * will count as inserted.
- */
-static void check_capacity(struct keys_cmd *k)
+static bool bit(const u8 *map, size_t i)
+{
+	return map[i / 8] >> (i % 8) & 1;
+}
+
+/* add, a pass at a time over its input (key_stream_pass()). */
+struct add_run {
+	struct keys_cmd *k;
+	struct key_stream ks;
+	u64 hist[BLOOM_PLEN_MAX + 1];	/* net: keys of each length */
+	struct distinct fresh;		/* keys not in the filter yet */
+	u64 added;			/* keys the filter did not hold */
+};
+
+/* Net keys go to the lengths chosen for the whole list. */
+static void add_expand(struct add_run *a, struct keylist *kl)
+{
+	if (kl->type == BLOOM_KEY_NET)
+		keylist_expand(kl, &a->k->stored_lens);
+}
+
+/* The first pass: every key checked, counted by prefix length. */
+static void add_counted(struct keylist *kl, void *ctx)
+{
+	struct add_run *a = ctx;
+
+	a->k->listed += kl->count;
+	if (kl->type == BLOOM_KEY_NET)
+		prefix_count(kl, a->hist);
+}
+
+/* The keys to store: net keys expanded to the lengths chosen for them. */
+static void add_plan(struct add_run *a)
+{
+	struct keys_cmd *k = a->k;
+	struct plen_set held = held_lengths(k);
+	u64 room = k->info.capacity > k->info.inserted ?
+		   k->info.capacity - k->info.inserted : 0;
+
+	k->stored = k->listed;
+	if (k->info.key_type != BLOOM_KEY_NET)
+		return;
+	prefix_plan(&k->po, a->hist, k->listed, &held, room,
+		    &k->stored_lens, k->cmd);
+	k->expanded = prefix_expands(a->hist, &k->stored_lens);
+	k->stored = (size_t)prefix_keys(a->hist, &k->stored_lens);
+}
+
+/* A pass that tests the keys: those absent, counted once each. */
+static void add_tested(struct keylist *kl, void *ctx)
+{
+	struct add_run *a = ctx;
+	u8 *map;
+	size_t i;
+
+	add_expand(a, kl);
+	map = xcalloc(kl->count / 8 + 1, 1);
+	send_keys(a->k, kl, BLOOM_IOC_TEST, map, NULL);
+	for (i = 0; i < kl->count; i++)
+		if (!bit(map, i))
+			distinct_add(&a->fresh, keylist_rec(kl, i));
+	free(map);
+}
+
+/* What keeps @fresh new keys out of the filter, or NULL. */
+static const char *capacity_why(const struct keys_cmd *k,
+				const struct stage_list *sl, const char *what,
+				u64 fresh)
 {
 	struct bloom_geom g = {
 		.bits = k->info.bits, .hashes = k->info.hashes,
 		.layout = k->info.layout, .key_type = k->info.key_type,
 		.capacity = k->info.capacity,
 	};
+
+	if (stage_count(sl)) {
+		first_stage_geom(&k->info, sl, &g);
+		return stages_problem(what, sl, &g, fresh);
+	}
+	return capacity_problem(what, &g, k->info.inserted + fresh);
+}
+
+/*
+ * add refuses to take a filter past its capacity (a growing filter past
+ * its last stage's): the keys that test absent now are the ones that
+ * will count as inserted. When every key the list stores fits even if
+ * all are new, there is nothing to test.
+ */
+static void check_capacity(struct add_run *a)
+{
+	struct keys_cmd *k = a->k;
 	char what[16 + BLOOM_NAME_MAX];
 	struct stage_list sl;
 	const char *why;
-	u8 *map;
-	u64 fresh;
 	int err;
 
-	if (!k->kl.count)
+	if (!k->stored)
 		return;
 	snprintf(what, sizeof(what), "add %s", k->name);
 	err = dev_stages(k->name, &sl);
 	if (err)
 		die_dev(what, err, k->name);
-	map = xcalloc(k->kl.count / 8 + 1, 1);
-	send_keys(k, &k->kl, BLOOM_IOC_TEST, map, NULL);
-	fresh = keylist_distinct(&k->kl, map);
-	free(map);
-	if (stage_count(&sl)) {
-		first_stage_geom(&k->info, &sl, &g);
-		why = stages_problem(what, &sl, &g, fresh);
-	} else {
-		why = capacity_problem(what, &g, k->info.inserted + fresh);
-	}
+	if (!capacity_why(k, &sl, what, k->stored))
+		return;
+	distinct_init(&a->fresh, key_stride(k->info.key_type));
+	key_stream_pass(&a->ks, "checking", add_tested, a);
+	why = capacity_why(k, &sl, what, distinct_count(&a->fresh));
 	if (why)
 		die("%s", why);
 }
 
+/* The last pass: the keys sent, a batch at a time. */
+static void add_sent(struct keylist *kl, void *ctx)
+{
+	struct add_run *a = ctx;
+
+	add_expand(a, kl);
+	a->added += send_keys(a->k, kl, BLOOM_IOC_ADD, NULL, NULL);
+	a->k->sent += kl->count;
+	a->ks.sent = a->k->sent != 0;
+}
+
 int cmd_add(int argc, char **argv)
 {
+	struct add_run a = { 0 };
 	struct keys_cmd k;
-	u64 fresh;
 
 	keys_options(argc, argv, &k);
-	keys_load(&k);
+	keys_open(&k);
+	a.k = &k;
+	k.streamed = true;
+	key_stream_init(&a.ks, k.info.key_type, &k.in, k.cmd);
+	key_stream_pass(&a.ks, "reading", add_counted, &a);
+	add_plan(&a);
 	if (!k.force)
-		check_capacity(&k);
-	fresh = send_keys(&k, &k.kl, BLOOM_IOC_ADD, NULL, NULL);
-	print_applied(&k, "added", "keys", k.listed, "new", fresh);
-	keylist_free(&k.kl);
+		check_capacity(&a);
+	key_stream_pass(&a.ks, "adding", add_sent, &a);
+	key_stream_free(&a.ks);
+	free(k.in.files);
+	print_applied(&k, "added", "keys", k.listed, "new", a.added);
 	return EXIT_OK;
 }
 
@@ -363,11 +455,6 @@ int cmd_del(int argc, char **argv)
 	print_applied(&k, "deleted", "deleted", deleted, "absent", skipped);
 	keylist_free(&k.kl);
 	return EXIT_OK;
-}
-
-static bool bit(const u8 *map, size_t i)
-{
-	return map[i / 8] >> (i % 8) & 1;
 }
 
 static bool holds_plen(const struct bloom_ioc_info *in, unsigned int plen)

@@ -4,6 +4,11 @@
  * a list of keys with the filter core alone, and calc, which sizes a
  * filter for each layout. Both use module/core/, the code bloom.ko runs,
  * so build's bits are the bits "create --seed" and "add" would make.
+ * build streams its input (input.c): a pass checks it, another adds it
+ * (with one more to count the distinct keys when it sizes the filter by
+ * them), so that its memory is the filter's and a bounded buffer. A
+ * static filter is built from all its keys at once (fuse.c) and keeps
+ * them in memory.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -12,7 +17,6 @@
 #include <string.h>
 #include "bloomctl.h"
 
-#define PROGRESS_KEYS	65536	/* keys between progress updates */
 #define LN2		0.69314718055994530942
 #define OVER_CAP	"over the size cap (2^37 bits, 2^35 counters: 16 GiB)"
 
@@ -31,14 +35,15 @@ static void cuckoo_add(const struct bloom_core *core, struct bloom_bits *bits,
 		    i + 1);
 }
 
-/* Add every key as the kernel's BLOOM_IOC_ADD does, in order. */
+/*
+ * Add every key of @kl as the kernel's BLOOM_IOC_ADD does, in order;
+ * @first keys came before them.
+ */
 static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
-		    const struct keylist *kl)
+		    const struct keylist *kl, size_t first)
 {
-	struct progress p;
 	size_t i, len;
 
-	progress_start(&p, "build", kl->count, false);
 	for (i = 0; i < kl->count; i++) {
 		const void *key = rec_key(kl->type, keylist_rec(kl, i), &len);
 		const struct bloom_key_net *net = key;
@@ -47,13 +52,10 @@ static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
 		if (kl->type == BLOOM_KEY_NET)
 			bloom_note_plen(bits, net->plen);
 		if (core->g.layout == BLOOM_LAYOUT_CUCKOO)
-			cuckoo_add(core, bits, h, i);
+			cuckoo_add(core, bits, h, first + i);
 		else
 			bloom_add_hash(core, bits, h);
-		if (!(i % PROGRESS_KEYS))
-			progress_update(&p, i);
 	}
-	progress_end(&p);
 }
 
 /* The sealed snapshot of a filter held in memory. */
@@ -121,10 +123,9 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 	       (unsigned long long)g->seed, keys, PLURAL(keys), size, from);
 }
 
-/* The filter @bits of geometry @g, built from @kl, written to @path. */
+/* The filter @bits of geometry @g, built from @keys keys, to @path. */
 static void write_built(const char *path, const struct bloom_geom *g,
-			struct bloom_bits *bits, const struct keylist *kl,
-			bool compress)
+			struct bloom_bits *bits, size_t keys, bool compress)
 {
 	struct snap_image img, z = { NULL, 0 };
 	const struct snap_image *out = compress ? &z : &img;
@@ -140,30 +141,112 @@ static void write_built(const char *path, const struct bloom_geom *g,
 	err = write_file_atomic(path, out->buf, out->len);
 	if (err)
 		die("build: %s: %s", path, strerror(-err));
-	built_msg(path, g, kl->count, out->len, &img, method);
+	built_msg(path, g, keys, out->len, &img, method);
 	snap_free(&img);
 	snap_free(&z);
 }
 
-/* A filter of geometry @g holding @kl, written to @path. */
-static void build_file(const char *path, const struct bloom_geom *g,
-		       const struct keylist *kl, bool force, bool compress)
-{
-	const char *why;
-	struct bloom_geom geom = *g;
-	struct bloom_bits *bits;
+/* build of a filter that is not static, a pass at a time. */
+struct build_run {
+	struct key_stream ks;
+	const char *cmd;
+	u64 hist[BLOOM_PLEN_MAX + 1];	/* net: keys of each length */
+	u64 listed, stored;		/* keys read; keys to store */
+	struct plen_set lens;		/* net: the lengths they go to */
+	struct distinct distinct;
+	bool counting;			/* feeding @distinct */
+	u64 keys;			/* distinct keys, once counted */
 	struct bloom_core core;
+	struct bloom_bits *bits;
+	size_t added;
+};
+
+/*
+ * The first pass: every key checked, counted by prefix length; counted
+ * once each when they size the filter and are stored as they are.
+ */
+static void build_counted(struct keylist *kl, void *ctx)
+{
+	struct build_run *b = ctx;
+	size_t i;
+
+	b->listed += kl->count;
+	if (kl->type == BLOOM_KEY_NET)
+		prefix_count(kl, b->hist);
+	for (i = 0; b->counting && i < kl->count; i++)
+		distinct_add(&b->distinct, keylist_rec(kl, i));
+}
+
+/* The keys of a chunk as stored: net keys at the lengths chosen. */
+static void build_expand(struct build_run *b, struct keylist *kl)
+{
+	size_t i;
+
+	if (kl->type == BLOOM_KEY_NET)
+		keylist_expand(kl, &b->lens);
+	for (i = 0; b->counting && i < kl->count; i++)
+		distinct_add(&b->distinct, keylist_rec(kl, i));
+}
+
+static void build_distinct(struct keylist *kl, void *ctx)
+{
+	build_expand(ctx, kl);
+}
+
+static void build_added(struct keylist *kl, void *ctx)
+{
+	struct build_run *b = ctx;
+
+	build_expand(b, kl);
+	add_all(&b->core, b->bits, kl, b->added);
+	b->added += kl->count;
+}
+
+/*
+ * Count the distinct keys stored: net keys, once their lengths are
+ * chosen, in a pass of their own; others were counted as they were read.
+ */
+static void count_distinct(struct build_run *b)
+{
+	if (b->ks.type == BLOOM_KEY_NET) {
+		distinct_init(&b->distinct, key_stride(b->ks.type));
+		b->counting = true;
+		key_stream_pass(&b->ks, "counting", build_distinct, b);
+	}
+	b->counting = false;
+	b->keys = distinct_count(&b->distinct);
+}
+
+/*
+ * A filter of geometry @g holding the keys, written to @path. Past its
+ * capacity only without --force: when even the keys stored, repeats
+ * and all, fit, there is nothing to count.
+ */
+static void build_file(struct build_run *b, const char *path,
+		       const struct bloom_geom *g, bool force, bool compress)
+{
+	struct bloom_geom geom = *g;
+	const char *why = NULL;
+	bool count = false;
 
 	if (!geom.capacity)
 		geom.capacity = bloom_geom_default_capacity(&geom);
-	bloom_core_init(&core, &geom);
-	bits = xcalloc(1, sizeof(*bits) + bloom_array_bytes(&core));
-	add_all(&core, bits, kl);
-	why = force ? NULL :
-		capacity_problem("build", &geom, keylist_distinct(kl, NULL));
+	if (!force && !b->keys)
+		count = capacity_problem("build", &geom, b->stored);
+	bloom_core_init(&b->core, &geom);
+	b->bits = xcalloc(1, sizeof(*b->bits) + bloom_array_bytes(&b->core));
+	if (count) {
+		distinct_init(&b->distinct, key_stride(b->ks.type));
+		b->counting = true;
+	}
+	key_stream_pass(&b->ks, "building", build_added, b);
+	if (count)
+		b->keys = distinct_count(&b->distinct);
+	if (!force && b->keys)
+		why = capacity_problem("build", &geom, b->keys);
 	if (why)
 		die("%s", why);
-	write_built(path, &geom, bits, kl, compress);
+	write_built(path, &geom, b->bits, b->stored, compress);
 }
 
 static u32 kind_option(const char *cmd, const char *arg)
@@ -195,7 +278,62 @@ static void build_static(const char *path, const struct geom_opts *o,
 	g.value_bits = kl->with_values ? fuse_value_bits(kl) : 0;
 	geom_seed(o, "build", &g);
 	bits = fuse_build(&g, kl, "build");
-	write_built(path, &g, bits, kl, compress);
+	write_built(path, &g, bits, kl->count, compress);
+}
+
+/* A static filter: every key in memory, as its construction needs. */
+static void build_static_keys(const char *path, const struct geom_opts *o,
+			      const struct prefix_opts *po, u32 fp_bits,
+			      const struct key_input *in, bool compress)
+{
+	u64 hist[BLOOM_PLEN_MAX + 1];
+	struct plen_set lens;
+	struct keylist kl;
+
+	keylist_load(&kl, (u8)o->key_type, in, "build");
+	if (kl.type == BLOOM_KEY_NET) {
+		prefix_histogram(&kl, hist);
+		prefix_plan(po, hist, kl.count, NULL, o->capacity, &lens,
+			    "build");
+		keylist_expand(&kl, &lens);
+	}
+	build_static(path, o, fp_bits, &kl, compress);
+	keylist_free(&kl);
+}
+
+/* Any other filter, from its input read in passes. */
+static void build_streamed(const char *path, struct geom_opts *o,
+			   const struct prefix_opts *po,
+			   const struct key_input *in, bool force,
+			   bool compress)
+{
+	struct build_run b = { .cmd = "build" };
+	struct bloom_geom g;
+
+	key_stream_init(&b.ks, (u8)o->key_type, in, b.cmd);
+	/* Without a size, sized for the distinct keys read. */
+	if (!o->capacity && !o->bits && !o->hashes &&
+	    b.ks.type != BLOOM_KEY_NET) {
+		distinct_init(&b.distinct, key_stride(b.ks.type));
+		b.counting = true;
+	}
+	key_stream_pass(&b.ks, "reading", build_counted, &b);
+	b.stored = b.listed;
+	if (b.ks.type == BLOOM_KEY_NET) {
+		prefix_plan(po, b.hist, b.listed, NULL, o->capacity, &b.lens,
+			    b.cmd);
+		b.stored = prefix_keys(b.hist, &b.lens);
+	}
+	if (!o->capacity && !o->bits && !o->hashes) {
+		count_distinct(&b);
+		o->capacity = max(b.keys, (u64)1);
+	}
+	geom_opts_finish(o, b.cmd);
+	geom_resolve(o, b.cmd, &g);
+	if (o->transport)
+		transport_geom(o, &g);	/* and compressed: what it is for */
+	build_file(&b, path, &g, force, compress || o->transport);
+	key_stream_free(&b.ks);
 }
 
 int cmd_build(int argc, char **argv)
@@ -212,12 +350,9 @@ int cmd_build(int argc, char **argv)
 	};
 	bool force = false, compress = false, layout = false;
 	struct prefix_opts po = { 0 };
-	struct plen_set lens;
 	u32 fp_bits = 0;
 	struct key_input in = { 0 };
-	struct bloom_geom g;
 	struct geom_opts o;
-	struct keylist kl;
 	const char *out = NULL;
 	int c;
 
@@ -254,26 +389,10 @@ int cmd_build(int argc, char **argv)
 	in.args = argv + optind;
 	in.nargs = argc - optind;
 	po.force = force;
-	keylist_load(&kl, (u8)o.key_type, &in, argv[0]);
-	if (kl.type == BLOOM_KEY_NET) {
-		prefix_plan(&po, &kl, NULL, o.capacity, &lens, argv[0]);
-		keylist_expand(&kl, &lens);
-	}
-	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE) {
-		build_static(out, &o, fp_bits, &kl, compress);
-		goto done;
-	}
-	/* Without a size, sized for the keys read. */
-	if (!o.capacity && !o.bits && !o.hashes)
-		o.capacity = max(keylist_distinct(&kl, NULL), (u64)1);
-	geom_opts_finish(&o, argv[0]);
-	geom_resolve(&o, argv[0], &g);
-	if (o.transport)
-		transport_geom(&o, &g);	/* and compressed: what it is for */
-
-	build_file(out, &g, &kl, force, compress || o.transport);
-done:
-	keylist_free(&kl);
+	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE)
+		build_static_keys(out, &o, &po, fp_bits, &in, compress);
+	else
+		build_streamed(out, &o, &po, &in, force, compress);
 	free(in.files);
 	return EXIT_OK;
 }

@@ -14,7 +14,12 @@
  *
  * The whole input is parsed and validated before anything is sent to
  * the kernel: a malformed line stops bloomctl with "FILE:LINE: why"
- * and exit status 2, and nothing has been applied.
+ * and exit status 2, and nothing has been applied. keylist_load() keeps
+ * every key for that; a key_stream (add, build) reads its input once to
+ * check it and again for each later pass, a chunk of keys at a time, so
+ * that memory stays bounded whatever the length of the list. Input that
+ * cannot be read twice (stdin, a pipe) is kept in a temporary file on
+ * the first pass; a regular file that changes between passes is refused.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -229,11 +234,81 @@ static const char *file_value(struct keylist *kl, const char *arg)
 	return kl->file_has_value ? strndup(arg, (size_t)(eq - arg)) : arg;
 }
 
-static void load_file(struct keylist *kl, const char *arg, const char *cmd)
+/* Where one file of a key_stream is, for its later passes. */
+struct stream_file {
+	FILE *spool;		/* a copy of input that cannot be reread */
+	struct stat st;		/* a regular file, as the first pass saw it */
+	off_t start;		/* where stdin was, when it is one */
+};
+
+/*
+ * On the first pass: input that cannot be read again is copied as it is
+ * read; a regular file is remembered, to be refused should it change.
+ */
+static void first_open(struct stream_file *sf, FILE *f, const struct stat *st,
+		       const char *shown)
 {
-	const char *path = file_value(kl, arg);
+	sf->st = *st;
+	sf->start = f == stdin ? ftello(f) : 0;
+	if (S_ISREG(st->st_mode))
+		return;
+	sf->spool = tmpfile();
+	if (!sf->spool)
+		die("%s: a temporary copy to read it twice: %s", shown,
+		    strerror(errno));
+}
+
+/* The input file @path of @ks (stdin for "-"), opened for this pass. */
+static FILE *open_input(struct key_stream *ks, int i, const char *path,
+			const char **shown)
+{
+	struct stream_file *sf = ks ? &ks->files[i] : NULL;
 	bool std = !strcmp(path, "-");
-	FILE *f = std ? stdin : fopen(path, "r");
+	struct stat st;
+	FILE *f;
+
+	*shown = std ? "stdin" : path;
+	if (sf && sf->spool) {
+		rewind(sf->spool);
+		return sf->spool;
+	}
+	f = std ? stdin : fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	if (!ks)
+		return f;
+	if (fstat(fileno(f), &st))
+		die("%s: %s", *shown, strerror(errno));
+	if (ks->pass == 1) {
+		first_open(sf, f, &st, *shown);
+		return f;
+	}
+	if (std && fseeko(f, sf->start, SEEK_SET))
+		die("%s: %s", *shown, strerror(errno));
+	if (st.st_ino != sf->st.st_ino || st.st_size != sf->st.st_size ||
+	    st.st_mtim.tv_sec != sf->st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != sf->st.st_mtim.tv_nsec)
+		die("%s: changed while %s read it (%s)", *shown, ks->cmd,
+		    ks->sent ? "some keys were applied" : "nothing applied");
+	return f;
+}
+
+/* After each line: a full chunk goes to the stream's consumer. */
+static void stream_line(struct key_stream *ks, struct keylist *kl)
+{
+	if (ks && kl->count >= KEYS_PER_BATCH) {
+		ks->chunk(kl, ks->ctx);
+		kl->count = 0;
+		kl->arena_len = 0;
+	}
+}
+
+static void load_file(struct keylist *kl, const char *arg, const char *cmd,
+		      struct key_stream *ks, int i)
+{
+	const char *path = file_value(kl, arg), *shown;
+	FILE *f = open_input(ks, i, path, &shown);
+	FILE *spool = ks && ks->pass == 1 ? ks->files[i].spool : NULL;
 	struct progress p;
 	char why[WHY_MAX];
 	char *line = NULL;
@@ -241,26 +316,28 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd)
 	ssize_t n;
 	u32 lineno = 0;
 
-	if (!f)
-		die("%s: %s", path, strerror(errno));
 	kl->sources = xrealloc(kl->sources,
 			       (kl->nsources + 1) * sizeof(*kl->sources));
-	kl->sources[kl->nsources++] = std ? "stdin" : path;
-	progress_start(&p, "reading", input_size(f), true);
+	kl->sources[kl->nsources++] = shown;
+	progress_start(&p, ks && ks->pass > 1 ? ks->label : "reading",
+		       input_size(f), true);
 	while ((n = getline(&line, &cap, f)) != -1) {
 		if (++lineno == U32_MAX)
 			die("%s: more than %u lines", path, U32_MAX - 1);
+		if (spool && fwrite(line, 1, (size_t)n, spool) != (size_t)n)
+			die("%s: a temporary copy: %s", shown, strerror(errno));
 		if (keylist_add_line(kl, line, (size_t)n, lineno, why,
 				     sizeof(why)))
 			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))
 			progress_update(&p, (u64)ftello(f));
+		stream_line(ks, kl);
 	}
 	progress_end(&p);
-	if (ferror(f))
-		die("%s: %s", std ? "stdin" : path, strerror(errno));
+	if (ferror(f) || (spool && fflush(spool)))
+		die("%s: %s", shown, strerror(errno));
 	free(line);
-	if (!std)
+	if (f != stdin && f != (ks ? ks->files[i].spool : NULL))
 		fclose(f);
 }
 
@@ -273,8 +350,8 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd)
  *
  * Dies on the first malformed key, naming where it is.
  */
-void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
-		  const char *cmd)
+static void load_all(struct keylist *kl, u8 type, const struct key_input *in,
+		     const char *cmd, struct key_stream *ks)
 {
 	int i;
 
@@ -282,14 +359,76 @@ void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 	kl->type = type;
 	kl->stride = key_stride(type);
 	kl->with_values = in->values;
-	for (i = 0; i < in->nargs; i++)
+	for (i = 0; i < in->nargs; i++) {
 		add_key(kl, in->args[i], strlen(in->args[i]), cmd);
+		stream_line(ks, kl);
+	}
 	for (i = 0; i < in->nfiles; i++)
-		load_file(kl, in->files[i], cmd);
+		load_file(kl, in->files[i], cmd, ks, i);
 	if (!in->nfiles && !in->nargs && !isatty(STDIN_FILENO))
-		load_file(kl, "-", cmd);
+		load_file(kl, "-", cmd, ks, 0);
 	else if (!in->nfiles && !in->nargs)
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
+}
+
+void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
+		  const char *cmd)
+{
+	load_all(kl, type, in, cmd, NULL);
+}
+
+/**
+ * key_stream_init() - a command's input, to be read in passes
+ * @ks: the stream
+ * @type: the filter's key type
+ * @in: command-line keys and -f FILE
+ * @cmd: the subcommand, for messages
+ */
+void key_stream_init(struct key_stream *ks, u8 type,
+		     const struct key_input *in, const char *cmd)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->type = type;
+	ks->in = in;
+	ks->cmd = cmd;
+	ks->files = xcalloc((size_t)in->nfiles + 1, sizeof(*ks->files));
+}
+
+/**
+ * key_stream_pass() - read the whole input once more
+ * @ks: the stream
+ * @label: what this pass does, for its progress line
+ * @chunk: called with every chunk of keys in input order (a keylist of
+ *	about KEYS_PER_BATCH keys, which it may expand); the last may be
+ *	empty
+ * @ctx: for @chunk
+ *
+ * The first pass checks every line (a bad one ends bloomctl, naming it)
+ * and keeps what cannot be read again.
+ */
+void key_stream_pass(struct key_stream *ks, const char *label,
+		     void (*chunk)(struct keylist *kl, void *ctx), void *ctx)
+{
+	struct keylist kl;
+
+	ks->pass++;
+	ks->label = label;
+	ks->chunk = chunk;
+	ks->ctx = ctx;
+	load_all(&kl, ks->type, ks->in, ks->cmd, ks);
+	chunk(&kl, ctx);
+	keylist_free(&kl);
+}
+
+void key_stream_free(struct key_stream *ks)
+{
+	int i;
+
+	for (i = 0; i <= ks->in->nfiles; i++)
+		if (ks->files[i].spool)
+			fclose(ks->files[i].spool);
+	free(ks->files);
+	memset(ks, 0, sizeof(*ks));
 }
 
 static const struct keylist *sorting;	/* for by_record() */

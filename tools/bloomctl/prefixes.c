@@ -393,14 +393,31 @@ u64 prefix_keys(const u64 *hist, const struct plen_set *lens)
 	return keys;
 }
 
-/* prefix_histogram() - how many keys of @kl (net) have each length */
-void prefix_histogram(const struct keylist *kl, u64 *hist)
+/* prefix_count() - add the lengths of @kl's keys (net) to @hist */
+void prefix_count(const struct keylist *kl, u64 *hist)
 {
 	size_t i;
 
-	memset(hist, 0, (BLOOM_PLEN_MAX + 1) * sizeof(*hist));
 	for (i = 0; i < kl->count; i++)
 		hist[((const struct bloom_key_net *)keylist_rec(kl, i))->plen]++;
+}
+
+/* prefix_histogram() - how many keys of @kl (net) have each length */
+void prefix_histogram(const struct keylist *kl, u64 *hist)
+{
+	memset(hist, 0, (BLOOM_PLEN_MAX + 1) * sizeof(*hist));
+	prefix_count(kl, hist);
+}
+
+/* prefix_expands() - would any key of @hist move to another length? */
+bool prefix_expands(const u64 *hist, const struct plen_set *lens)
+{
+	unsigned int l;
+
+	for (l = 0; l <= BLOOM_PLEN_MAX; l++)
+		if (hist[l] && !plen_has(lens, l))
+			return true;
+	return false;
 }
 
 struct expand_ctx {
@@ -511,9 +528,10 @@ static void add_lengths_within(const u64 *hist, u64 budget,
 }
 
 /**
- * prefix_plan() - the lengths a net keylist is stored at
+ * prefix_plan() - the lengths a list of net keys is stored at
  * @po: the options (--prefix-lengths, --probes)
- * @kl: the keys
+ * @hist: how many keys the list has of each length
+ * @count: how many keys it has
  * @held: the lengths the filter holds already, or NULL
  * @room: the keys the filter has room for, or 0 if not known
  * @lens: the lengths chosen
@@ -527,21 +545,19 @@ static void add_lengths_within(const u64 *hist, u64 budget,
  * more keys than @room (or, without one, than EXPAND_KEYS_MAX) is
  * refused before anything is expanded.
  */
-void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
+void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 		 const struct plen_set *held, u64 room, struct plen_set *lens,
 		 const char *cmd)
 {
-	u64 hist[BLOOM_PLEN_MAX + 1], keys, limit;
-	u64 budget = EXPAND_BUDGET * kl->count;
+	u64 keys, limit, budget = EXPAND_BUDGET * count;
 	bool holds = held && plen_count(held);
 	char text[1024];
 	unsigned int i;
 
 	if (po->probes && po->mode != PREFIX_AUTO)
 		usage_error(cmd, "--probes chooses the lengths: not with --prefix-lengths");
-	if (room >= kl->count && room < budget)
+	if (room >= count && room < budget)
 		budget = room;
-	prefix_histogram(kl, hist);
 	if (holds && po->mode != PREFIX_ALL) {
 		if (po->mode == PREFIX_LIST || po->probes) {
 			lengths_text(held, text, sizeof(text));
@@ -565,15 +581,16 @@ void prefix_plan(const struct prefix_opts *po, const struct keylist *kl,
 		limit = room ?: EXPAND_KEYS_MAX;
 		if (keys > limit && !po->force) {
 			lengths_text(lens, text, sizeof(text));
-			die("%s: at lengths %s the %zu keys become %llu, more than %s %llu (give other lengths, or --force)",
-			    cmd, text, kl->count, (unsigned long long)keys,
+			die("%s: at lengths %s the %llu keys become %llu, more than %s %llu (give other lengths, or --force)",
+			    cmd, text, (unsigned long long)count,
+			    (unsigned long long)keys,
 			    room ? "the filter has room for" : "bloomctl makes,",
 			    (unsigned long long)limit);
 		}
 		return;
 	}
 	if (!prefix_choose(hist, po->probes, po->probes ? 0 : budget, lens) &&
-	    kl->count)
+	    count)
 		die("%s: no %u prefix lengths hold these prefixes: one would become more than 2^%d keys (give more --probes)",
 		    cmd, po->probes, EXPAND_MAX_BITS);
 }
