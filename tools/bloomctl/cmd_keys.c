@@ -28,6 +28,7 @@ struct keys_cmd {
 	size_t listed;		/* keys given, before the expansion */
 	size_t stored;		/* keys sent, after it */
 	size_t sent;		/* keys sent before the batch being sent */
+	u64 hits_before;	/* what the batches before it counted */
 	bool streamed;		/* add: sent a chunk at a time */
 	bool expanded;		/* net: some were stored as longer prefixes */
 	struct plen_set stored_lens;	/* add: the lengths they went to */
@@ -254,7 +255,8 @@ static u64 send_keys(struct keys_cmd *k, const struct keylist *kl,
 			continue;
 		}
 		if (err == -ENOSPC && cmd == BLOOM_IOC_ADD)
-			no_room(k, kl, at + b.done, (size_t)hits);
+			no_room(k, kl, at + b.done,
+				(size_t)(k->hits_before + hits));
 		if (err)
 			batch_failed(k, err, at + b.done);
 		at += n;
@@ -418,6 +420,7 @@ static void add_sent(struct keylist *kl, void *ctx)
 
 	add_expand(a, kl);
 	a->added += send_keys(a->k, kl, BLOOM_IOC_ADD, NULL, NULL);
+	a->k->hits_before = a->added;
 	a->k->sent += kl->count;
 	a->ks.sent = a->k->sent != 0;
 }

@@ -241,6 +241,13 @@ struct stream_file {
 	off_t start;		/* where stdin was, when it is one */
 };
 
+static bool changed(const struct stat *now, const struct stat *then)
+{
+	return now->st_ino != then->st_ino || now->st_size != then->st_size ||
+	       now->st_mtim.tv_sec != then->st_mtim.tv_sec ||
+	       now->st_mtim.tv_nsec != then->st_mtim.tv_nsec;
+}
+
 /*
  * On the first pass: input that cannot be read again is copied as it is
  * read; a regular file is remembered, to be refused should it change.
@@ -250,7 +257,8 @@ static void first_open(struct stream_file *sf, FILE *f, const struct stat *st,
 {
 	sf->st = *st;
 	sf->start = f == stdin ? ftello(f) : 0;
-	if (S_ISREG(st->st_mode))
+	/* A /proc or /sys file is regular, of size 0, and may change. */
+	if (S_ISREG(st->st_mode) && st->st_size)
 		return;
 	sf->spool = tmpfile();
 	if (!sf->spool)
@@ -285,12 +293,34 @@ static FILE *open_input(struct key_stream *ks, int i, const char *path,
 	}
 	if (std && fseeko(f, sf->start, SEEK_SET))
 		die("%s: %s", *shown, strerror(errno));
-	if (st.st_ino != sf->st.st_ino || st.st_size != sf->st.st_size ||
-	    st.st_mtim.tv_sec != sf->st.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != sf->st.st_mtim.tv_nsec)
+	if (changed(&st, &sf->st))
 		die("%s: changed while %s read it (%s)", *shown, ks->cmd,
 		    ks->sent ? "some keys were applied" : "nothing applied");
 	return f;
+}
+
+/*
+ * Before a pass that applies keys: every input as the first pass saw
+ * it, or nothing is applied.
+ */
+static void check_unchanged(const struct key_stream *ks)
+{
+	const struct key_input *in = ks->in;
+	int i, n = in->nfiles ? in->nfiles : 1;
+	struct stat st;
+	const char *path;
+
+	for (i = 0; i < n; i++) {
+		if (ks->files[i].spool)
+			continue;
+		path = in->nfiles ? in->files[i] : "-";
+		if (!strcmp(path, "-") ? fstat(STDIN_FILENO, &st) :
+					 stat(path, &st))
+			die("%s: %s", path, strerror(errno));
+		if (changed(&st, &ks->files[i].st))
+			die("%s: changed while %s read it (nothing applied)",
+			    strcmp(path, "-") ? path : "stdin", ks->cmd);
+	}
 }
 
 /* After each line: a full chunk goes to the stream's consumer. */
@@ -412,6 +442,8 @@ void key_stream_pass(struct key_stream *ks, const char *label,
 	struct keylist kl;
 
 	ks->pass++;
+	if (ks->pass > 1 && (ks->in->nfiles || !ks->in->nargs))
+		check_unchanged(ks);
 	ks->label = label;
 	ks->chunk = chunk;
 	ks->ctx = ctx;
