@@ -27,7 +27,7 @@ union bloom_mt_key {
 	struct bloom_key_digest digest;
 };
 
-/* put_addr() stores struct in6_addr into the keys' address fields. */
+/* put_addr() and pkt_addr() store struct in6_addr into key fields. */
 static_assert(__alignof__(union bloom_mt_key) >= __alignof__(struct in6_addr));
 static_assert(sizeof(struct xt_bloom_mtinfo0) ==
 	      sizeof(struct xt_bloom_mtinfo1));
@@ -142,7 +142,26 @@ static void put_addr(u8 *field, const struct in6_addr *a)
 	*(struct in6_addr *)field = *a;
 }
 
-/* Builds the rule's key from the packet; returns its length or 0. */
+/*
+ * The addr and net keys' one address, v4-mapped for IPv4, into @a: the
+ * common case, without parse()'s other fields.
+ */
+static void pkt_addr(const struct sk_buff *skb,
+		     const struct xt_action_param *par, bool dst,
+		     struct in6_addr *a)
+{
+	if (xt_family(par) == NFPROTO_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ipv6_addr_set_v4mapped(dst ? iph->daddr : iph->saddr, a);
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		*a = dst ? ip6h->daddr : ip6h->saddr;
+	}
+}
+
+/* Builds an addr,port or flow key; returns its length or 0. */
 static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
 		       const struct bloom_mt_rule *r, const struct pkt *p,
 		       union bloom_mt_key *k)
@@ -151,9 +170,6 @@ static size_t make_key(const struct sk_buff *skb, struct xt_action_param *par,
 	__be16 sport, dport;
 
 	switch (r->key_type) {
-	case BLOOM_KEY_ADDR:	/* every byte written: no padding to clear */
-		put_addr(k->addr.addr, dst ? &p->daddr : &p->saddr);
-		return sizeof(k->addr);
 	case BLOOM_KEY_ADDR_PORT:
 		if (!ports(skb, par, p, &sport, &dport))
 			return 0;
@@ -199,22 +215,32 @@ static bool probe(const struct sk_buff *skb, struct xt_action_param *par,
 		  const struct bloom_mt_rule *r, struct bloom_filter *f,
 		  bool *hit, u32 *value)
 {
-	union bloom_mt_key key;
-	const u8 *addr;
-	struct pkt p;
+	/*
+	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO would clear these
+	 * 200 bytes for every packet): parse() sets every field of p, and
+	 * every byte of the key that is hashed is written first by
+	 * make_key() or bloom_digest_build(), padding included.
+	 */
+	union bloom_mt_key key __uninitialized;
+	struct pkt p __uninitialized;
+	struct in6_addr *addr = (struct in6_addr *)key.addr.addr;
 	size_t len;
 
-	if (r->key_type == BLOOM_KEY_DIGEST) {
+	switch (r->key_type) {
+	case BLOOM_KEY_DIGEST:
 		len = make_digest(skb, r, &key);
-	} else {
+		break;
+	case BLOOM_KEY_NET:
+		pkt_addr(skb, par, r->flags & XT_BLOOM_DST, addr);
+		*hit = value ? bloom_value_net(f, addr->s6_addr, value) :
+			       bloom_test_net(f, addr->s6_addr);
+		return true;
+	case BLOOM_KEY_ADDR:	/* every byte written: no padding to clear */
+		pkt_addr(skb, par, r->flags & XT_BLOOM_DST, addr);
+		len = sizeof(key.addr);
+		break;
+	default:
 		parse(skb, par, r->key_type, &p);
-		if (r->key_type == BLOOM_KEY_NET) {
-			addr = r->flags & XT_BLOOM_DST ? p.daddr.s6_addr :
-							 p.saddr.s6_addr;
-			*hit = value ? bloom_value_net(f, addr, value) :
-				       bloom_test_net(f, addr);
-			return true;
-		}
 		len = make_key(skb, par, r, &p, &key);
 	}
 	if (!len)

@@ -121,6 +121,14 @@ static bool blocked_test(const struct bloom_core *c,
 	u32 i, bit, k = c->g.hashes, left = 0;
 	u64 x = h, s = 0, all = 1;
 
+	/* Up to seven probes: block_bit()'s first word, without its count. */
+	if (k <= 7) {
+		for (s = mix64(h + GOLDEN), i = 0; i < k; i++, s >>= 9) {
+			bit = s & (BLOOM_BLOCK_BITS - 1);
+			all &= bloom_word_read(&w[bit / 64]) >> (bit % 64);
+		}
+		return all & 1;
+	}
 	for (i = 0; i < k; i++) {
 		bit = block_bit(&x, &s, &left);
 		all &= bloom_word_read(&w[bit / 64]) >> (bit % 64);
@@ -289,9 +297,10 @@ bool bloom_test_hash(const struct bloom_core *c, const struct bloom_bits *b,
 {
 	u32 value;
 
-	switch (c->g.layout) {
-	case BLOOM_LAYOUT_BLOCKED:
+	/* The default layout first, before the switch's compares. */
+	if (likely(c->g.layout == BLOOM_LAYOUT_BLOCKED))
 		return blocked_test(c, b, h);
+	switch (c->g.layout) {
 	case BLOOM_LAYOUT_COUNTING:
 		return bloom_count_hash(c, b, h) > 0;
 	case BLOOM_LAYOUT_CUCKOO:
