@@ -217,9 +217,10 @@ static bool probe(const struct sk_buff *skb, struct xt_action_param *par,
 {
 	/*
 	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO would clear these
-	 * 200 bytes for every packet): parse() sets every field of p, and
-	 * every byte of the key that is hashed is written first by
-	 * make_key() or bloom_digest_build(), padding included.
+	 * 208 bytes for every packet): parse() sets every field of p, and
+	 * every byte of the key that is hashed is written first, padding
+	 * included: by pkt_addr() (addr), make_key()'s memset() (addr,port
+	 * and flow) or bloom_digest_build()'s (digest).
 	 */
 	union bloom_mt_key key __uninitialized;
 	struct pkt p __uninitialized;

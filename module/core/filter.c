@@ -121,7 +121,10 @@ static bool blocked_test(const struct bloom_core *c,
 	u32 i, bit, k = c->g.hashes, left = 0;
 	u64 x = h, s = 0, all = 1;
 
-	/* Up to seven probes: block_bit()'s first word, without its count. */
+	/*
+	 * Up to seven probes: block_bit()'s first word, without its count;
+	 * the two must agree (kunit/vectors.h pins both, k = 7 and 16).
+	 */
 	if (k <= 7) {
 		for (s = mix64(h + GOLDEN), i = 0; i < k; i++, s >>= 9) {
 			bit = s & (BLOOM_BLOCK_BITS - 1);
