@@ -84,7 +84,8 @@ int addr_parse(const char *s, size_t len, u8 addr[16])
 		return 0;
 	if (inet_pton(AF_INET, buf, &v4) == 1) {
 		memset(addr, 0, 10);
-		addr[10] = addr[11] = 0xff;
+		addr[10] = 0xff;
+		addr[11] = 0xff;
 		memcpy(addr + 12, &v4, 4);
 		return 4;
 	}
@@ -142,14 +143,26 @@ static bool parse_port(const char *s, size_t len, __be16 *port)
 	return true;
 }
 
-/* A key being parsed: its text, shown shortened, and where to say why. */
+/*
+ * A key being parsed: its text, shown shortened (made by shown() for a
+ * message: most keys are good and never need it), and where to say why.
+ */
 struct parse {
 	const char *s;
 	size_t len;
-	char shown[SHOWN_CHARS * 4 + 8];
 	char *why;
 	size_t whylen;
+	bool shown_made;
+	char shown[SHOWN_CHARS * 4 + 8];
 };
+
+static const char *shown(struct parse *p)
+{
+	if (!p->shown_made)
+		text_shown(p->shown, sizeof(p->shown), p->s, p->len);
+	p->shown_made = true;
+	return p->shown;
+}
 
 /* Say why the key is bad; returns -1. */
 static int __printf(2, 3) bad(struct parse *p, const char *fmt, ...)
@@ -171,21 +184,21 @@ static int parse_net(struct parse *p, struct bloom_key_net *k)
 	u8 masked[16];
 
 	if (!family)
-		return bad(p, "bad address '%s'", p->shown);
+		return bad(p, "bad address '%s'", shown(p));
 	/* ::ffff:192.0.2.0/120 is written as IPv6: so is its length. */
 	if (slash && !parse_small(slash + 1, p->len - alen - 1, 999, &plen))
-		return bad(p, "bad prefix length '%s'", p->shown);
+		return bad(p, "bad prefix length '%s'", shown(p));
 	if (slash && family == 4 && plen > 32)
-		return bad(p, "prefix length over /32 in '%s'", p->shown);
+		return bad(p, "prefix length over /32 in '%s'", shown(p));
 	if (slash && plen > 128)
-		return bad(p, "prefix length over /128 in '%s'", p->shown);
+		return bad(p, "prefix length over /128 in '%s'", shown(p));
 	if (slash && family == 4)
 		plen += 96;
 	k->plen = (u8)plen;
 	memcpy(masked, k->addr, 16);
 	bloom_net_mask(masked, k->plen);
 	if (memcmp(masked, k->addr, 16))
-		return bad(p, "host bits set in %s", p->shown);
+		return bad(p, "host bits set in %s", shown(p));
 	return 0;
 }
 
@@ -195,21 +208,21 @@ static int parse_addr_port(struct parse *p, struct bloom_key_addr_port *k)
 	size_t rlen;
 
 	if (!comma)
-		return bad(p, "bad address,port '%s' (want ADDR,[PROTO:]PORT)", p->shown);
+		return bad(p, "bad address,port '%s' (want ADDR,[PROTO:]PORT)", shown(p));
 	if (!addr_parse(p->s, (size_t)(comma - p->s), k->addr))
-		return bad(p, "bad address '%s'", p->shown);
+		return bad(p, "bad address '%s'", shown(p));
 	rest = comma + 1;
 	rlen = p->len - (size_t)(rest - p->s);
 	colon = memchr(rest, ':', rlen);
 	k->proto = IPPROTO_TCP;
 	if (colon) {
 		if (!parse_proto(rest, (size_t)(colon - rest), &k->proto))
-			return bad(p, "bad protocol '%s'", p->shown);
+			return bad(p, "bad protocol '%s'", shown(p));
 		rlen -= (size_t)(colon + 1 - rest);
 		rest = colon + 1;
 	}
 	if (!parse_port(rest, rlen, &k->port))
-		return bad(p, "bad port '%s'", p->shown);
+		return bad(p, "bad port '%s'", shown(p));
 	return 0;
 }
 
@@ -238,17 +251,17 @@ static int parse_flow(struct parse *p, struct bloom_key_flow *k)
 	size_t fl[5];
 
 	if (!fields(p->s, p->len, f, fl, 5))
-		return bad(p, "bad flow '%s' (want PROTO,SADDR,SPORT,DADDR,DPORT)", p->shown);
+		return bad(p, "bad flow '%s' (want PROTO,SADDR,SPORT,DADDR,DPORT)", shown(p));
 	if (!parse_proto(f[0], fl[0], &k->proto))
-		return bad(p, "bad protocol '%s'", p->shown);
+		return bad(p, "bad protocol '%s'", shown(p));
 	if (!addr_parse(f[1], fl[1], k->saddr) ||
 	    !addr_parse(f[3], fl[3], k->daddr))
-		return bad(p, "bad address '%s'", p->shown);
+		return bad(p, "bad address '%s'", shown(p));
 	if (is_v4(k->saddr) != is_v4(k->daddr))
-		return bad(p, "addresses of different families in '%s'", p->shown);
+		return bad(p, "addresses of different families in '%s'", shown(p));
 	if (!parse_port(f[2], fl[2], &k->sport) ||
 	    !parse_port(f[4], fl[4], &k->dport))
-		return bad(p, "bad port '%s'", p->shown);
+		return bad(p, "bad port '%s'", shown(p));
 	return 0;
 }
 
@@ -266,14 +279,14 @@ static int parse_hex(struct parse *p, u8 *key, size_t max, u16 *n)
 	size_t i;
 
 	if (p->len % 2)
-		return bad(p, "bad hex key '%s' (odd number of digits)", p->shown);
+		return bad(p, "bad hex key '%s' (odd number of digits)", shown(p));
 	if ((p->len - 2) / 2 > max)
-		return bad(p, "key longer than %zu bytes '%s'", max, p->shown);
+		return bad(p, "key longer than %zu bytes '%s'", max, shown(p));
 	for (i = 2; i < p->len; i += 2) {
 		int hi = hexval(p->s[i]), lo = hexval(p->s[i + 1]);
 
 		if (hi < 0 || lo < 0)
-			return bad(p, "bad hex key '%s'", p->shown);
+			return bad(p, "bad hex key '%s'", shown(p));
 		key[(i - 2) / 2] = (u8)(hi << 4 | lo);
 	}
 	*n = (u16)((p->len - 2) / 2);
@@ -292,12 +305,12 @@ static int parse_digest(struct parse *p, struct bloom_key_digest *k)
 
 	if (p->len < 2 || p->s[0] != '0' || tolower(p->s[1]) != 'x')
 		return bad(p, "bad digest '%s' (want 0x and %zu bytes in hex)",
-			   p->shown, sizeof(*k));
+			   shown(p), sizeof(*k));
 	if (parse_hex(p, buf, sizeof(buf), &n))
 		return -1;
 	if (n != sizeof(*k))
 		return bad(p, "digest of %u bytes, not %zu '%s'", n, sizeof(*k),
-			   p->shown);
+			   shown(p));
 	memcpy(k, buf, sizeof(*k));
 	return 0;
 }
@@ -317,10 +330,10 @@ static int parse_bytes(struct parse *p, u8 *rec)
 	if (!p->len)
 		return bad(p, "empty key");
 	if (p->len > BLOOM_KEY_BYTES_MAX)
-		return bad(p, "key longer than 128 bytes '%s'", p->shown);
+		return bad(p, "key longer than 128 bytes '%s'", shown(p));
 	if (memchr(p->s, 0, p->len))
 		return bad(p, "NUL byte in key '%s' (write it as 0x...)",
-			   p->shown);
+			   shown(p));
 	memcpy(key, p->s, p->len);
 	memcpy(rec, &n, sizeof(n));
 	return 0;
@@ -354,25 +367,27 @@ const void *rec_key(u8 type, const void *rec, size_t *len)
 int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 	      size_t whylen)
 {
-	struct parse p = {
-		.s = text, .len = len, .why = why, .whylen = whylen,
-	};
+	struct parse p;
 	const void *key;
 	size_t klen;
 	int err;
 
+	p.s = text;
+	p.len = len;
+	p.why = why;
+	p.whylen = whylen;
+	p.shown_made = false;
 	memset(rec, 0, key_stride(type));
-	text_shown(p.shown, sizeof(p.shown), text, len);
 	if (type != BLOOM_KEY_BYTES && (memchr(text, 0, len) || !len))
 		return bad(&p, "bad %s '%s'",
 			   type == BLOOM_KEY_FLOW ? "flow" :
 			   type == BLOOM_KEY_DIGEST ? "digest" : "address",
-			   p.shown);
+			   shown(&p));
 	switch (type) {
 	case BLOOM_KEY_ADDR:
 		err = 0;
 		if (!addr_parse(text, len, rec))
-			err = bad(&p, "bad address '%s'", p.shown);
+			err = bad(&p, "bad address '%s'", shown(&p));
 		break;
 	case BLOOM_KEY_NET:
 		err = parse_net(&p, rec);
@@ -393,6 +408,6 @@ int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 		return err;
 	key = rec_key(type, rec, &klen);
 	if (bloom_key_check(type, key, klen))
-		return bad(&p, "malformed key '%s'", p.shown);
+		return bad(&p, "malformed key '%s'", shown(&p));
 	return 0;
 }
