@@ -59,6 +59,8 @@ void __printf(1, 2) warn(const char *fmt, ...);
 void __noreturn __printf(2, 3) usage_error(const char *cmd,
 					   const char *fmt, ...);
 void *xmalloc(size_t size);
+const char *temp_dir(void);
+FILE *temp_file(void);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
@@ -104,6 +106,7 @@ int key_parse(u8 type, const char *text, size_t len, void *rec,
 void text_shown(char *dst, size_t size, const char *s, size_t len);
 
 int addr_parse(const char *s, size_t len, u8 addr[16]);
+bool v4_parse(const char *s, size_t len, u8 addr[16]);
 
 /* range.c: "a-b" in addr and net filters */
 #define RANGE_ADDRS_MAX	65536U	/* addresses of a range in an addr filter */
@@ -155,12 +158,12 @@ struct key_stream {
 	u8 type;
 	const struct key_input *in;
 	const char *cmd;
-	struct stream_file *files;	/* one per -f FILE, or stdin */
-	unsigned int pass;
+	bool read;		/* the first pass is over */
+	FILE *spool;		/* its full chunks, for the later passes */
+	struct keylist last;	/* its last chunk, and the sources */
 	const char *label;
 	void (*chunk)(struct keylist *kl, void *ctx);
 	void *ctx;
-	bool sent;		/* something was applied: for messages */
 };
 
 void key_stream_init(struct key_stream *ks, u8 type,

@@ -422,7 +422,6 @@ static void add_sent(struct keylist *kl, void *ctx)
 	a->added += send_keys(a->k, kl, BLOOM_IOC_ADD, NULL, NULL);
 	a->k->hits_before = a->added;
 	a->k->sent += kl->count;
-	a->ks.sent = a->k->sent != 0;
 }
 
 int cmd_add(int argc, char **argv)

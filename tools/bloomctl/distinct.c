@@ -52,17 +52,17 @@ static void spill(struct distinct *d)
 	d->n = sort_unique(d->buf, d->n, d->stride);
 	if (d->n > d->cap / 2 || d->nruns) {
 		if (!d->runs)
-			d->runs = tmpfile();
+			d->runs = temp_file();
 		if (!d->runs)
-			die("counting distinct keys: a temporary file: %s",
-			    strerror(errno));
+			die("counting distinct keys: a temporary file in %s: %s",
+			    temp_dir(), strerror(errno));
 		d->run = xrealloc(d->run, (d->nruns + 1) * sizeof(*d->run));
 		d->run[d->nruns].at = ftello(d->runs);
 		d->run[d->nruns++].n = d->n;
 		if (fwrite(d->buf, d->stride, d->n, d->runs) != d->n ||
 		    fflush(d->runs))
-			die("counting distinct keys: a temporary file: %s",
-			    strerror(errno));
+			die("counting distinct keys: a temporary file in %s: %s",
+			    temp_dir(), strerror(errno));
 		d->n = 0;
 	}
 }

@@ -15,11 +15,10 @@
  * The whole input is parsed and validated before anything is sent to
  * the kernel: a malformed line stops bloomctl with "FILE:LINE: why"
  * and exit status 2, and nothing has been applied. keylist_load() keeps
- * every key for that; a key_stream (add, build) reads its input once to
- * check it and again for each later pass, a chunk of keys at a time, so
- * that memory stays bounded whatever the length of the list. Input that
- * cannot be read twice (stdin, a pipe) is kept in a temporary file on
- * the first pass; a regular file that changes between passes is refused.
+ * every key for that; a key_stream (add, build) reads its input once,
+ * keeping the checked keys in a temporary file, a chunk at a time, and
+ * its later passes read them from there: memory stays bounded whatever
+ * the length of the list, and no line is parsed twice.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -31,17 +30,24 @@
 #include "bloomctl.h"
 
 #define PROGRESS_EVERY	4096	/* lines between progress updates */
+#define READ_BLOCK	(1 << 20)	/* bytes read at a time */
 
-static void grow(struct keylist *kl)
+/* Room for at least @count records. */
+static void grow_to(struct keylist *kl, size_t count)
 {
-	if (kl->count < kl->cap)
+	if (count <= kl->cap)
 		return;
-	kl->cap = kl->cap ? kl->cap * 2 : 1024;
+	kl->cap = max(count, kl->cap ? kl->cap * 2 : (size_t)1024);
 	kl->recs = xrealloc(kl->recs, kl->cap * kl->stride);
 	kl->where = xrealloc(kl->where, kl->cap * sizeof(*kl->where));
 	if (kl->with_values)
 		kl->values = xrealloc(kl->values,
 				      kl->cap * sizeof(*kl->values));
+}
+
+static void grow(struct keylist *kl)
+{
+	grow_to(kl, kl->count + 1);
 }
 
 static u64 keep_text(struct keylist *kl, const char *text, size_t len)
@@ -120,11 +126,17 @@ static void add_key(struct keylist *kl, const char *text, size_t len,
 		bad_key(kl, 0, cmd, why);
 }
 
+/* isspace() of the C locale, without a call per byte. */
+static inline bool blank(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 static const char *trim(const char *s, size_t *len)
 {
-	while (*len && isspace((unsigned char)s[*len - 1]))
+	while (*len && blank(s[*len - 1]))
 		(*len)--;
-	while (*len && isspace((unsigned char)*s)) {
+	while (*len && blank(*s)) {
 		s++;
 		(*len)--;
 	}
@@ -137,8 +149,7 @@ static size_t uncommented(const char *s, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if ((s[i] == '#' || s[i] == ';') &&
-		    (!i || isspace((unsigned char)s[i - 1])))
+		if ((s[i] == '#' || s[i] == ';') && (!i || blank(s[i - 1])))
 			return i;
 	return len;
 }
@@ -169,7 +180,7 @@ static int take_value(struct keylist *kl, const char *s, size_t *len,
 {
 	size_t at = *len;
 
-	while (at && !isspace((unsigned char)s[at - 1]))
+	while (at && !blank(s[at - 1]))
 		at--;
 	if (at) {
 		if (!parse_value(s + at, *len - at, &kl->value)) {
@@ -190,6 +201,29 @@ static int take_value(struct keylist *kl, const char *s, size_t *len,
 	return 0;
 }
 
+/*
+ * The line of most long lists, a bare IPv4 address in an addr filter,
+ * parsed straight into its record: the general path below makes the
+ * same record and keeps the same text, at several times the cost. False
+ * for any other line (a blank first, a comment, a range, IPv6, ...).
+ */
+static bool plain_v4(struct keylist *kl, const char *line, size_t len,
+		     u32 lineno)
+{
+	struct key_origin o = { .kl = kl, .line = lineno };
+	u8 rec[sizeof(struct bloom_key_addr)];
+
+	if (kl->type != BLOOM_KEY_ADDR || kl->with_values)
+		return false;
+	while (len && blank(line[len - 1]))
+		len--;
+	if (!v4_parse(line, len, rec))
+		return false;
+	o.text = keep_text(kl, line, len);
+	push_rec(&o, rec);
+	return true;
+}
+
 /**
  * keylist_add_line() - parse one line of a key file into @kl
  * @kl: the list, its type and stride set
@@ -206,8 +240,11 @@ static int take_value(struct keylist *kl, const char *s, size_t *len,
 int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno, char *why, size_t whylen)
 {
-	const char *s = trim(line, &len);
+	const char *s;
 
+	if (plain_v4(kl, line, len, lineno))
+		return 0;
+	s = trim(line, &len);
 	len = uncommented(s, len);
 	s = trim(s, &len);
 	if (len && kl->with_values && take_value(kl, s, &len, why, whylen))
@@ -234,140 +271,159 @@ static const char *file_value(struct keylist *kl, const char *arg)
 	return kl->file_has_value ? strndup(arg, (size_t)(eq - arg)) : arg;
 }
 
-/* Where one file of a key_stream is, for its later passes. */
-struct stream_file {
-	FILE *spool;		/* a copy of input that cannot be reread */
-	struct stat st;		/* a regular file, as the first pass saw it */
-	off_t start;		/* where stdin was, when it is one */
-};
-
-static bool changed(const struct stat *now, const struct stat *then)
+/* The input file @path ("-" is stdin), opened. */
+static FILE *open_input(const char *path, const char **shown)
 {
-	return now->st_ino != then->st_ino || now->st_size != then->st_size ||
-	       now->st_mtim.tv_sec != then->st_mtim.tv_sec ||
-	       now->st_mtim.tv_nsec != then->st_mtim.tv_nsec;
-}
-
-/*
- * On the first pass: input that cannot be read again is copied as it is
- * read; a regular file is remembered, to be refused should it change.
- */
-static void first_open(struct stream_file *sf, FILE *f, const struct stat *st,
-		       const char *shown)
-{
-	sf->st = *st;
-	sf->start = f == stdin ? ftello(f) : 0;
-	/* A /proc or /sys file is regular, of size 0, and may change. */
-	if (S_ISREG(st->st_mode) && st->st_size)
-		return;
-	sf->spool = tmpfile();
-	if (!sf->spool)
-		die("%s: a temporary copy to read it twice: %s", shown,
-		    strerror(errno));
-}
-
-/* The input file @path of @ks (stdin for "-"), opened for this pass. */
-static FILE *open_input(struct key_stream *ks, int i, const char *path,
-			const char **shown)
-{
-	struct stream_file *sf = ks ? &ks->files[i] : NULL;
 	bool std = !strcmp(path, "-");
-	struct stat st;
-	FILE *f;
+	FILE *f = std ? stdin : fopen(path, "r");
 
 	*shown = std ? "stdin" : path;
-	if (sf && sf->spool) {
-		rewind(sf->spool);
-		return sf->spool;
-	}
-	f = std ? stdin : fopen(path, "r");
 	if (!f)
 		die("%s: %s", path, strerror(errno));
-	if (!ks)
-		return f;
-	if (fstat(fileno(f), &st))
-		die("%s: %s", *shown, strerror(errno));
-	if (ks->pass == 1) {
-		first_open(sf, f, &st, *shown);
-		return f;
-	}
-	if (std && fseeko(f, sf->start, SEEK_SET))
-		die("%s: %s", *shown, strerror(errno));
-	if (changed(&st, &sf->st))
-		die("%s: changed while %s read it (%s)", *shown, ks->cmd,
-		    ks->sent ? "some keys were applied" : "nothing applied");
 	return f;
 }
 
 /*
- * Before a pass that applies keys: every input as the first pass saw
- * it, or nothing is applied.
+ * The lines of an input, read a block at a time: for lists of short
+ * keys, getline() cost as much as parsing them.
  */
-static void check_unchanged(const struct key_stream *ks)
-{
-	const struct key_input *in = ks->in;
-	int i, n = in->nfiles ? in->nfiles : 1;
-	struct stat st;
-	const char *path;
+struct line_reader {
+	FILE *f;
+	const char *shown;
+	char *buf;
+	size_t cap, at, end;	/* unread bytes: buf[at, end) */
+	bool eof;
+};
 
-	for (i = 0; i < n; i++) {
-		if (ks->files[i].spool)
-			continue;
-		path = in->nfiles ? in->files[i] : "-";
-		if (!strcmp(path, "-") ? fstat(STDIN_FILENO, &st) :
-					 stat(path, &st))
-			die("%s: %s", path, strerror(errno));
-		if (changed(&st, &ks->files[i].st))
-			die("%s: changed while %s read it (nothing applied)",
-			    strcmp(path, "-") ? path : "stdin", ks->cmd);
+/* More bytes in the buffer: false at the end of the input. */
+static bool refill(struct line_reader *r)
+{
+	size_t n;
+
+	if (r->eof)
+		return false;
+	memmove(r->buf, r->buf + r->at, r->end - r->at);
+	r->end -= r->at;
+	r->at = 0;
+	if (r->end == r->cap) {		/* a line longer than the buffer */
+		r->cap *= 2;
+		r->buf = xrealloc(r->buf, r->cap);
 	}
+	n = fread(r->buf + r->end, 1, r->cap - r->end, r->f);
+	if (ferror(r->f))
+		die("%s: %s", r->shown, strerror(errno));
+	r->end += n;
+	r->eof = !n;
+	return n;
 }
 
-/* After each line: a full chunk goes to the stream's consumer. */
+/* The next line, with its '\n' if it has one; false after the last. */
+static bool next_line(struct line_reader *r, const char **line, size_t *len)
+{
+	size_t from = r->at;
+	char *nl;
+
+	while (!(nl = memchr(r->buf + from, '\n', r->end - from))) {
+		from = r->end - r->at;	/* where refill() puts new bytes */
+		if (!refill(r)) {
+			if (r->at == r->end)
+				return false;
+			nl = r->buf + r->end - 1;	/* the last, unended */
+			break;
+		}
+	}
+	*line = r->buf + r->at;
+	*len = (size_t)(nl + 1 - *line);
+	r->at += *len;
+	return true;
+}
+
+/*
+ * A full chunk of checked keys as the first pass of a key_stream keeps
+ * it, followed by its records, their key_where, values (with values)
+ * and text.
+ */
+struct chunk_head {
+	u64 count;
+	u64 arena_len;
+};
+
+static void __noreturn spool_failed(const struct key_stream *ks)
+{
+	die("%s: a temporary file in %s for the checked keys (TMPDIR sets where): %s",
+	    ks->cmd, temp_dir(),
+	    ks->spool && !ferror(ks->spool) && !errno ? "cut short" :
+	    strerror(errno));
+}
+
+static void spool_write(const struct key_stream *ks, const void *p,
+			size_t size)
+{
+	if (fwrite(p, 1, size, ks->spool) != size)
+		spool_failed(ks);
+}
+
+/*
+ * Keep a full chunk of the first pass for the later ones; the temporary
+ * file is made for the first (a short list needs none).
+ */
+static void spool_chunk(struct key_stream *ks, const struct keylist *kl)
+{
+	struct chunk_head h = { .count = kl->count,
+				.arena_len = kl->arena_len };
+
+	if (!ks->spool) {
+		ks->spool = temp_file();
+		if (!ks->spool)
+			spool_failed(ks);
+	}
+	spool_write(ks, &h, sizeof(h));
+	spool_write(ks, kl->recs, kl->count * kl->stride);
+	spool_write(ks, kl->where, kl->count * sizeof(*kl->where));
+	if (kl->with_values)
+		spool_write(ks, kl->values, kl->count * sizeof(*kl->values));
+	spool_write(ks, kl->arena, kl->arena_len);
+}
+
+/* After each line of the first pass: a full chunk is kept, then used. */
 static void stream_line(struct key_stream *ks, struct keylist *kl)
 {
-	if (ks && kl->count >= KEYS_PER_BATCH) {
-		ks->chunk(kl, ks->ctx);
-		kl->count = 0;
-		kl->arena_len = 0;
-	}
+	if (!ks || kl->count < KEYS_PER_BATCH)
+		return;
+	spool_chunk(ks, kl);
+	ks->chunk(kl, ks->ctx);
+	kl->count = 0;
+	kl->arena_len = 0;
 }
 
 static void load_file(struct keylist *kl, const char *arg, const char *cmd,
-		      struct key_stream *ks, int i)
+		      struct key_stream *ks)
 {
-	const char *path = file_value(kl, arg), *shown;
-	FILE *f = open_input(ks, i, path, &shown);
-	FILE *spool = ks && ks->pass == 1 ? ks->files[i].spool : NULL;
+	const char *path = file_value(kl, arg), *shown, *line;
+	FILE *f = open_input(path, &shown);
+	struct line_reader r = { .f = f, .shown = shown, .cap = READ_BLOCK };
 	struct progress p;
 	char why[WHY_MAX];
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
 	u32 lineno = 0;
+	size_t n;
 
 	kl->sources = xrealloc(kl->sources,
 			       (kl->nsources + 1) * sizeof(*kl->sources));
 	kl->sources[kl->nsources++] = shown;
-	progress_start(&p, ks && ks->pass > 1 ? ks->label : "reading",
-		       input_size(f), true);
-	while ((n = getline(&line, &cap, f)) != -1) {
+	progress_start(&p, "reading", input_size(f), true);
+	r.buf = xmalloc(r.cap);
+	while (next_line(&r, &line, &n)) {
 		if (++lineno == U32_MAX)
 			die("%s: more than %u lines", path, U32_MAX - 1);
-		if (spool && fwrite(line, 1, (size_t)n, spool) != (size_t)n)
-			die("%s: a temporary copy: %s", shown, strerror(errno));
-		if (keylist_add_line(kl, line, (size_t)n, lineno, why,
-				     sizeof(why)))
+		if (keylist_add_line(kl, line, n, lineno, why, sizeof(why)))
 			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))
 			progress_update(&p, (u64)ftello(f));
 		stream_line(ks, kl);
 	}
 	progress_end(&p);
-	if (ferror(f) || (spool && fflush(spool)))
-		die("%s: %s", shown, strerror(errno));
-	free(line);
-	if (f != stdin && f != (ks ? ks->files[i].spool : NULL))
+	free(r.buf);
+	if (f != stdin)
 		fclose(f);
 }
 
@@ -394,9 +450,9 @@ static void load_all(struct keylist *kl, u8 type, const struct key_input *in,
 		stream_line(ks, kl);
 	}
 	for (i = 0; i < in->nfiles; i++)
-		load_file(kl, in->files[i], cmd, ks, i);
+		load_file(kl, in->files[i], cmd, ks);
 	if (!in->nfiles && !in->nargs && !isatty(STDIN_FILENO))
-		load_file(kl, "-", cmd, ks, 0);
+		load_file(kl, "-", cmd, ks);
 	else if (!in->nfiles && !in->nargs)
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
 }
@@ -421,11 +477,83 @@ void key_stream_init(struct key_stream *ks, u8 type,
 	ks->type = type;
 	ks->in = in;
 	ks->cmd = cmd;
-	ks->files = xcalloc((size_t)in->nfiles + 1, sizeof(*ks->files));
+}
+
+/* Read exactly @size bytes of the spool. */
+static void spool_read(const struct key_stream *ks, void *p, size_t size)
+{
+	errno = 0;
+	if (fread(p, 1, size, ks->spool) != size)
+		spool_failed(ks);
+}
+
+/* Room in @kl for @count records and @arena_len bytes of text. */
+static void reserve(struct keylist *kl, size_t count, size_t arena_len)
+{
+	grow_to(kl, count);
+	if (kl->arena_cap < arena_len) {
+		kl->arena_cap = arena_len;
+		kl->arena = xrealloc(kl->arena, arena_len);
+	}
+}
+
+/* @to: the keys of @from, which the stream keeps as they were. */
+static void copy_chunk(struct keylist *to, const struct keylist *from)
+{
+	reserve(to, from->count, from->arena_len);
+	to->count = from->count;
+	to->arena_len = from->arena_len;
+	memcpy(to->recs, from->recs, from->count * from->stride);
+	memcpy(to->where, from->where, from->count * sizeof(*from->where));
+	if (from->with_values)
+		memcpy(to->values, from->values,
+		       from->count * sizeof(*from->values));
+	memcpy(to->arena, from->arena, from->arena_len);
+}
+
+/* No keys, of @kl's type, from @kl's sources. */
+static struct keylist empty_like(const struct keylist *kl)
+{
+	return (struct keylist){
+		.type = kl->type, .stride = kl->stride,
+		.with_values = kl->with_values,
+		.sources = kl->sources, .nsources = kl->nsources,
+	};
+}
+
+/* A later pass: the chunks of the first, as they were. */
+static void replay(struct key_stream *ks)
+{
+	struct keylist kl = empty_like(&ks->last);
+	u64 size = ks->spool ? (u64)ftello(ks->spool) : 0;
+	struct chunk_head h;
+	struct progress p;
+
+	progress_start(&p, ks->label, size, true);
+	if (ks->spool)
+		rewind(ks->spool);
+	while (ks->spool && ftello(ks->spool) < (off_t)size) {
+		spool_read(ks, &h, sizeof(h));
+		reserve(&kl, h.count, h.arena_len);
+		kl.count = h.count;
+		kl.arena_len = h.arena_len;
+		spool_read(ks, kl.recs, kl.count * kl.stride);
+		spool_read(ks, kl.where, kl.count * sizeof(*kl.where));
+		if (kl.with_values)
+			spool_read(ks, kl.values, kl.count * sizeof(*kl.values));
+		spool_read(ks, kl.arena, kl.arena_len);
+		ks->chunk(&kl, ks->ctx);
+		progress_update(&p, (u64)ftello(ks->spool));
+	}
+	progress_end(&p);
+	copy_chunk(&kl, &ks->last);
+	ks->chunk(&kl, ks->ctx);
+	kl.sources = NULL;	/* the stream's */
+	keylist_free(&kl);
 }
 
 /**
- * key_stream_pass() - read the whole input once more
+ * key_stream_pass() - go over the whole input once more
  * @ks: the stream
  * @label: what this pass does, for its progress line
  * @chunk: called with every chunk of keys in input order (a keylist of
@@ -433,33 +561,40 @@ void key_stream_init(struct key_stream *ks, u8 type,
  *	empty
  * @ctx: for @chunk
  *
- * The first pass checks every line (a bad one ends bloomctl, naming it)
- * and keeps what cannot be read again.
+ * The first pass reads and checks every line (a bad one ends bloomctl,
+ * naming it). It keeps each full chunk, as parsed, in a temporary file,
+ * and the last in memory: the later passes take them from there. The
+ * input is read once, so stdin and pipes need nothing more, and what is
+ * sent is what was checked, even should a file change meanwhile.
  */
 void key_stream_pass(struct key_stream *ks, const char *label,
 		     void (*chunk)(struct keylist *kl, void *ctx), void *ctx)
 {
 	struct keylist kl;
 
-	ks->pass++;
-	if (ks->pass > 1 && (ks->in->nfiles || !ks->in->nargs))
-		check_unchanged(ks);
 	ks->label = label;
 	ks->chunk = chunk;
 	ks->ctx = ctx;
+	if (ks->read) {
+		replay(ks);
+		return;
+	}
 	load_all(&kl, ks->type, ks->in, ks->cmd, ks);
+	ks->read = true;
+	if (ks->spool && fflush(ks->spool))
+		spool_failed(ks);
+	ks->last = empty_like(&kl);
+	copy_chunk(&ks->last, &kl);
 	chunk(&kl, ctx);
+	kl.sources = NULL;	/* now the stream's, in ks->last */
 	keylist_free(&kl);
 }
 
 void key_stream_free(struct key_stream *ks)
 {
-	int i;
-
-	for (i = 0; i <= ks->in->nfiles; i++)
-		if (ks->files[i].spool)
-			fclose(ks->files[i].spool);
-	free(ks->files);
+	if (ks->spool)
+		fclose(ks->spool);
+	keylist_free(&ks->last);
 	memset(ks, 0, sizeof(*ks));
 }
 

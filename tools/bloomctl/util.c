@@ -6,11 +6,15 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bloomctl.h"
 
 struct bloomctl_opts opts;
@@ -63,6 +67,45 @@ void *xmalloc(size_t size)
 	if (!p)
 		die("out of memory (%zu bytes)", size);
 	return p;
+}
+
+/* Where temporary files go: $TMPDIR, else /tmp. */
+const char *temp_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+/*
+ * A temporary file in temp_dir(), read and written, gone when it is
+ * closed or bloomctl exits. NULL with errno set on failure.
+ */
+FILE *temp_file(void)
+{
+	const char *dir = temp_dir();
+	char path[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		/* a file system without O_TMPFILE: named, then unlinked */
+		if (snprintf(path, sizeof(path), "%s/bloomctl.XXXXXX", dir) >=
+		    (int)sizeof(path)) {
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
 }
 
 void *xcalloc(size_t n, size_t size)

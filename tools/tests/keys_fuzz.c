@@ -6,8 +6,11 @@
  * accepts passes the kernel's own bloom_key_check(), a key it refuses
  * comes with a message, and a range expands to at least one key, each
  * of which the kernel would accept, and no more than an addr filter's
- * range limit (a net range covers at most 2 * 128 prefixes).
+ * range limit (a net range covers at most 2 * 128 prefixes). An address
+ * is read as the C library's inet_pton() reads it: bloomctl parses IPv4
+ * itself, for speed, and must take exactly the same texts.
  */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../bloomctl/bloomctl.h"
@@ -36,8 +39,30 @@ static void emitted(void *ctx, const void *rec)
 	r->n++;
 }
 
+/* An addr key's record against inet_pton()'s reading of its text. */
+static void check_addr(const char *text, size_t len, int err, const u8 *rec)
+{
+	u8 want[16] = { [10] = 0xff, [11] = 0xff };
+	char buf[64];
+	bool ok;
+
+	if (len >= 2 && text[0] == '[' && text[len - 1] == ']') {
+		text++;
+		len -= 2;
+	}
+	if (len >= sizeof(buf) || memchr(text, 0, len))
+		return;
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	ok = inet_pton(AF_INET, buf, want + 12) == 1 ||
+	     inet_pton(AF_INET6, buf, want) == 1;
+	if (ok != !err || (ok && memcmp(rec, want, sizeof(want))))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 {
+	int err;
 	struct ranged r = { 0 };
 	u8 rec[KEY_REC_MAX];
 	char why[WHY_MAX];
@@ -50,10 +75,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 	text = (const char *)data + 1;
 	len--;
 	why[0] = 0;
-	if (!key_parse(r.type, text, len, rec, why, sizeof(why)))
+	err = key_parse(r.type, text, len, rec, why, sizeof(why));
+	if (!err)
 		check_rec(r.type, rec);
 	else if (!why[0] || !memchr(why, 0, sizeof(why)))
 		abort();	/* refused without saying why */
+	if (r.type == BLOOM_KEY_ADDR)
+		check_addr(text, len, err, rec);
 	why[0] = 0;
 	ranged = range_expand(r.type, text, len, emitted, &r, why, sizeof(why));
 	if (ranged > 0 && (!r.n || r.n > (r.type == BLOOM_KEY_NET ? 256 :
