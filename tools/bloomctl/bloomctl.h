@@ -153,7 +153,7 @@ int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd);
 
-/* The input of add and build, read in passes of bounded memory. */
+/* stream.c: the input of add and build, in passes of bounded memory */
 struct key_stream {
 	u8 type;
 	const struct key_input *in;
@@ -171,6 +171,10 @@ void key_stream_init(struct key_stream *ks, u8 type,
 void key_stream_pass(struct key_stream *ks, const char *label,
 		     void (*chunk)(struct keylist *kl, void *ctx), void *ctx);
 void key_stream_free(struct key_stream *ks);
+void key_stream_line(struct key_stream *ks, struct keylist *kl);
+void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
+	       const char *cmd, struct key_stream *ks);
+void keylist_reserve(struct keylist *kl, size_t count, size_t arena_len);
 
 /* distinct.c: how many different records, in bounded memory */
 struct distinct {

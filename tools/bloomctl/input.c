@@ -30,7 +30,7 @@
 #include "bloomctl.h"
 
 #define PROGRESS_EVERY	4096	/* lines between progress updates */
-#define READ_BLOCK	(1 << 20)	/* bytes read at a time */
+#define READ_BLOCK	(1024 * 1024)	/* bytes read at a time */
 
 /* Room for at least @count records. */
 static void grow_to(struct keylist *kl, size_t count)
@@ -45,9 +45,24 @@ static void grow_to(struct keylist *kl, size_t count)
 				      kl->cap * sizeof(*kl->values));
 }
 
-static void grow(struct keylist *kl)
+/* Where the next record of @kl goes; commit_rec() keeps it. */
+static u8 *next_rec(struct keylist *kl)
 {
 	grow_to(kl, kl->count + 1);
+	return kl->recs + kl->count * kl->stride;
+}
+
+/* Keep the record written at next_rec(), from @line, its text at @text. */
+static void commit_rec(struct keylist *kl, u32 line, u64 text)
+{
+	struct key_where *w = &kl->where[kl->count];
+
+	w->line = line;
+	w->text = text;
+	w->source = kl->nsources ? kl->nsources - 1 : 0;
+	if (kl->with_values)
+		kl->values[kl->count] = kl->value;
+	kl->count++;
 }
 
 static u64 keep_text(struct keylist *kl, const char *text, size_t len)
@@ -74,16 +89,9 @@ struct key_origin {
 static void push_rec(void *ctx, const void *rec)
 {
 	const struct key_origin *o = ctx;
-	struct keylist *kl = o->kl;
 
-	grow(kl);
-	memcpy(kl->recs + kl->count * kl->stride, rec, kl->stride);
-	kl->where[kl->count].line = o->line;
-	kl->where[kl->count].text = o->text;
-	kl->where[kl->count].source = kl->nsources ? kl->nsources - 1 : 0;
-	if (kl->with_values)
-		kl->values[kl->count] = kl->value;
-	kl->count++;
+	memcpy(next_rec(o->kl), rec, o->kl->stride);
+	commit_rec(o->kl, o->line, o->text);
 }
 
 static void __noreturn bad_key(const struct keylist *kl, u32 line,
@@ -210,17 +218,14 @@ static int take_value(struct keylist *kl, const char *s, size_t *len,
 static bool plain_v4(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno)
 {
-	struct key_origin o = { .kl = kl, .line = lineno };
-	u8 rec[sizeof(struct bloom_key_addr)];
-
 	if (kl->type != BLOOM_KEY_ADDR || kl->with_values)
 		return false;
 	while (len && blank(line[len - 1]))
 		len--;
-	if (!v4_parse(line, len, rec))
+	/* Parsed in place: a line that is not one commits nothing. */
+	if (!v4_parse(line, len, next_rec(kl)))
 		return false;
-	o.text = keep_text(kl, line, len);
-	push_rec(&o, rec);
+	commit_rec(kl, lineno, keep_text(kl, line, len));
 	return true;
 }
 
@@ -338,64 +343,6 @@ static bool next_line(struct line_reader *r, const char **line, size_t *len)
 	return true;
 }
 
-/*
- * A full chunk of checked keys as the first pass of a key_stream keeps
- * it, followed by its records, their key_where, values (with values)
- * and text.
- */
-struct chunk_head {
-	u64 count;
-	u64 arena_len;
-};
-
-static void __noreturn spool_failed(const struct key_stream *ks)
-{
-	die("%s: a temporary file in %s for the checked keys (TMPDIR sets where): %s",
-	    ks->cmd, temp_dir(),
-	    ks->spool && !ferror(ks->spool) && !errno ? "cut short" :
-	    strerror(errno));
-}
-
-static void spool_write(const struct key_stream *ks, const void *p,
-			size_t size)
-{
-	if (fwrite(p, 1, size, ks->spool) != size)
-		spool_failed(ks);
-}
-
-/*
- * Keep a full chunk of the first pass for the later ones; the temporary
- * file is made for the first (a short list needs none).
- */
-static void spool_chunk(struct key_stream *ks, const struct keylist *kl)
-{
-	struct chunk_head h = { .count = kl->count,
-				.arena_len = kl->arena_len };
-
-	if (!ks->spool) {
-		ks->spool = temp_file();
-		if (!ks->spool)
-			spool_failed(ks);
-	}
-	spool_write(ks, &h, sizeof(h));
-	spool_write(ks, kl->recs, kl->count * kl->stride);
-	spool_write(ks, kl->where, kl->count * sizeof(*kl->where));
-	if (kl->with_values)
-		spool_write(ks, kl->values, kl->count * sizeof(*kl->values));
-	spool_write(ks, kl->arena, kl->arena_len);
-}
-
-/* After each line of the first pass: a full chunk is kept, then used. */
-static void stream_line(struct key_stream *ks, struct keylist *kl)
-{
-	if (!ks || kl->count < KEYS_PER_BATCH)
-		return;
-	spool_chunk(ks, kl);
-	ks->chunk(kl, ks->ctx);
-	kl->count = 0;
-	kl->arena_len = 0;
-}
-
 static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 		      struct key_stream *ks)
 {
@@ -419,7 +366,8 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))
 			progress_update(&p, (u64)ftello(f));
-		stream_line(ks, kl);
+		if (kl->count >= KEYS_PER_BATCH)
+			key_stream_line(ks, kl);
 	}
 	progress_end(&p);
 	free(r.buf);
@@ -428,16 +376,18 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 }
 
 /**
- * keylist_load() - parse every key of a command's input
+ * keys_read() - parse every key of a command's input
  * @kl: filled; free with keylist_free()
  * @type: the filter's key type
  * @in: command-line keys and -f FILE
  * @cmd: the subcommand, for messages
+ * @ks: NULL to keep every key in @kl; else a stream in its first pass,
+ *	which takes the keys a chunk at a time (key_stream_line())
  *
  * Dies on the first malformed key, naming where it is.
  */
-static void load_all(struct keylist *kl, u8 type, const struct key_input *in,
-		     const char *cmd, struct key_stream *ks)
+void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
+	       const char *cmd, struct key_stream *ks)
 {
 	int i;
 
@@ -447,7 +397,7 @@ static void load_all(struct keylist *kl, u8 type, const struct key_input *in,
 	kl->with_values = in->values;
 	for (i = 0; i < in->nargs; i++) {
 		add_key(kl, in->args[i], strlen(in->args[i]), cmd);
-		stream_line(ks, kl);
+		key_stream_line(ks, kl);
 	}
 	for (i = 0; i < in->nfiles; i++)
 		load_file(kl, in->files[i], cmd, ks);
@@ -457,145 +407,21 @@ static void load_all(struct keylist *kl, u8 type, const struct key_input *in,
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
 }
 
+/* Every key of a command's input, in @kl (del, test, count). */
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd)
 {
-	load_all(kl, type, in, cmd, NULL);
-}
-
-/**
- * key_stream_init() - a command's input, to be read in passes
- * @ks: the stream
- * @type: the filter's key type
- * @in: command-line keys and -f FILE
- * @cmd: the subcommand, for messages
- */
-void key_stream_init(struct key_stream *ks, u8 type,
-		     const struct key_input *in, const char *cmd)
-{
-	memset(ks, 0, sizeof(*ks));
-	ks->type = type;
-	ks->in = in;
-	ks->cmd = cmd;
-}
-
-/* Read exactly @size bytes of the spool. */
-static void spool_read(const struct key_stream *ks, void *p, size_t size)
-{
-	errno = 0;
-	if (fread(p, 1, size, ks->spool) != size)
-		spool_failed(ks);
+	keys_read(kl, type, in, cmd, NULL);
 }
 
 /* Room in @kl for @count records and @arena_len bytes of text. */
-static void reserve(struct keylist *kl, size_t count, size_t arena_len)
+void keylist_reserve(struct keylist *kl, size_t count, size_t arena_len)
 {
 	grow_to(kl, count);
 	if (kl->arena_cap < arena_len) {
 		kl->arena_cap = arena_len;
 		kl->arena = xrealloc(kl->arena, arena_len);
 	}
-}
-
-/* @to: the keys of @from, which the stream keeps as they were. */
-static void copy_chunk(struct keylist *to, const struct keylist *from)
-{
-	reserve(to, from->count, from->arena_len);
-	to->count = from->count;
-	to->arena_len = from->arena_len;
-	memcpy(to->recs, from->recs, from->count * from->stride);
-	memcpy(to->where, from->where, from->count * sizeof(*from->where));
-	if (from->with_values)
-		memcpy(to->values, from->values,
-		       from->count * sizeof(*from->values));
-	memcpy(to->arena, from->arena, from->arena_len);
-}
-
-/* No keys, of @kl's type, from @kl's sources. */
-static struct keylist empty_like(const struct keylist *kl)
-{
-	return (struct keylist){
-		.type = kl->type, .stride = kl->stride,
-		.with_values = kl->with_values,
-		.sources = kl->sources, .nsources = kl->nsources,
-	};
-}
-
-/* A later pass: the chunks of the first, as they were. */
-static void replay(struct key_stream *ks)
-{
-	struct keylist kl = empty_like(&ks->last);
-	u64 size = ks->spool ? (u64)ftello(ks->spool) : 0;
-	struct chunk_head h;
-	struct progress p;
-
-	progress_start(&p, ks->label, size, true);
-	if (ks->spool)
-		rewind(ks->spool);
-	while (ks->spool && ftello(ks->spool) < (off_t)size) {
-		spool_read(ks, &h, sizeof(h));
-		reserve(&kl, h.count, h.arena_len);
-		kl.count = h.count;
-		kl.arena_len = h.arena_len;
-		spool_read(ks, kl.recs, kl.count * kl.stride);
-		spool_read(ks, kl.where, kl.count * sizeof(*kl.where));
-		if (kl.with_values)
-			spool_read(ks, kl.values, kl.count * sizeof(*kl.values));
-		spool_read(ks, kl.arena, kl.arena_len);
-		ks->chunk(&kl, ks->ctx);
-		progress_update(&p, (u64)ftello(ks->spool));
-	}
-	progress_end(&p);
-	copy_chunk(&kl, &ks->last);
-	ks->chunk(&kl, ks->ctx);
-	kl.sources = NULL;	/* the stream's */
-	keylist_free(&kl);
-}
-
-/**
- * key_stream_pass() - go over the whole input once more
- * @ks: the stream
- * @label: what this pass does, for its progress line
- * @chunk: called with every chunk of keys in input order (a keylist of
- *	about KEYS_PER_BATCH keys, which it may expand); the last may be
- *	empty
- * @ctx: for @chunk
- *
- * The first pass reads and checks every line (a bad one ends bloomctl,
- * naming it). It keeps each full chunk, as parsed, in a temporary file,
- * and the last in memory: the later passes take them from there. The
- * input is read once, so stdin and pipes need nothing more, and what is
- * sent is what was checked, even should a file change meanwhile.
- */
-void key_stream_pass(struct key_stream *ks, const char *label,
-		     void (*chunk)(struct keylist *kl, void *ctx), void *ctx)
-{
-	struct keylist kl;
-
-	ks->label = label;
-	ks->chunk = chunk;
-	ks->ctx = ctx;
-	if (ks->read) {
-		replay(ks);
-		return;
-	}
-	load_all(&kl, ks->type, ks->in, ks->cmd, ks);
-	ks->read = true;
-	if (ks->spool && fflush(ks->spool))
-		spool_failed(ks);
-	ks->last = empty_like(&kl);
-	copy_chunk(&ks->last, &kl);
-	chunk(&kl, ctx);
-	kl.sources = NULL;	/* now the stream's, in ks->last */
-	keylist_free(&kl);
-}
-
-void key_stream_free(struct key_stream *ks)
-{
-	if (ks->spool)
-		fclose(ks->spool);
-	keylist_free(&ks->last);
-	memset(ks, 0, sizeof(*ks));
 }
 
 static const struct keylist *sorting;	/* for by_record() */
@@ -639,8 +465,7 @@ void key_input_file(struct key_input *in, const char *path)
 /* Append an encoded record with no text (derived keys). */
 void keylist_push(struct keylist *kl, const void *rec)
 {
-	grow(kl);
-	memcpy(kl->recs + kl->count * kl->stride, rec, kl->stride);
+	memcpy(next_rec(kl), rec, kl->stride);
 	kl->where[kl->count].line = 0;
 	kl->where[kl->count].text = 0;
 	kl->where[kl->count].source = 0;
