@@ -152,15 +152,21 @@ int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno, char *why, size_t whylen);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd);
+struct key_stream;
+void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
+	       const char *cmd, struct key_stream *ks);
+void keylist_reserve(struct keylist *kl, size_t count, size_t arena_len);
 
 /* stream.c: the input of add and build, in passes of bounded memory */
 struct key_stream {
 	u8 type;
 	const struct key_input *in;
 	const char *cmd;
-	bool read;		/* the first pass is over */
+	bool read_done;		/* the first pass is over */
 	FILE *spool;		/* its full chunks, for the later passes */
+	u64 spooled;		/* the keys of those chunks */
 	struct keylist last;	/* its last chunk, and the sources */
+	u64 keys;		/* in all, as the first pass read them */
 	const char *label;
 	void (*chunk)(struct keylist *kl, void *ctx);
 	void *ctx;
@@ -172,9 +178,6 @@ void key_stream_pass(struct key_stream *ks, const char *label,
 		     void (*chunk)(struct keylist *kl, void *ctx), void *ctx);
 void key_stream_free(struct key_stream *ks);
 void key_stream_line(struct key_stream *ks, struct keylist *kl);
-void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
-	       const char *cmd, struct key_stream *ks);
-void keylist_reserve(struct keylist *kl, size_t count, size_t arena_len);
 
 /* distinct.c: how many different records, in bounded memory */
 struct distinct {

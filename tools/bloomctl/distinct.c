@@ -27,6 +27,8 @@ static size_t sort_unique(u8 *recs, size_t n, size_t stride)
 {
 	size_t i, out = 0;
 
+	if (!n)
+		return 0;	/* @recs may be NULL: no buffer yet */
 	qsort_r(recs, n, stride, by_bytes, &stride);
 	for (i = 0; i < n; i++) {
 		if (out && !memcmp(recs + (out - 1) * stride,

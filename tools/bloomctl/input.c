@@ -21,6 +21,7 @@
  * the length of the list, and no line is parsed twice.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -214,7 +215,12 @@ static int take_value(struct keylist *kl, const char *s, size_t *len,
  * parsed straight into its record: the general path below makes the
  * same record and keeps the same text, at several times the cost. False
  * for any other line (a blank first, a comment, a range, IPv6, ...).
+ * v4_parse() writes the whole record, and bloom_key_check() of an addr
+ * key checks only its length, so there is nothing more to check.
  */
+static_assert(sizeof(struct bloom_key_addr) == 16,
+	      "v4_parse() writes an addr record of 16 bytes");
+
 static bool plain_v4(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno)
 {
@@ -366,7 +372,7 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))
 			progress_update(&p, (u64)ftello(f));
-		if (kl->count >= KEYS_PER_BATCH)
+		if (kl->count >= KEYS_PER_BATCH)	/* not a call a line */
 			key_stream_line(ks, kl);
 	}
 	progress_end(&p);

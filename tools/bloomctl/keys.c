@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Keys as text, and their encodings (uapi/bloom.h). Every key is checked
- * with bloom_key_check(), the kernel's own test, before it goes anywhere.
+ * with bloom_key_check(), the kernel's own test, before it goes anywhere
+ * (input.c's bare IPv4 lines need not be: an addr key is always whole).
  *
  *   addr       192.0.2.1, 2001:db8::1 (IPv4 is stored v4-mapped)
  *   net        192.0.2.0/24, 2001:db8::/32, or a bare address (/32, /128)

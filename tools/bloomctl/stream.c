@@ -13,29 +13,53 @@
 #include <string.h>
 #include "bloomctl.h"
 
-/*
- * A full chunk of checked keys as the first pass of a key_stream keeps
- * it, followed by its records, their key_where, values (with values)
- * and text.
- */
+/* A full chunk of checked keys, as the first pass keeps it. */
 struct chunk_head {
 	u64 count;
 	u64 arena_len;
 };
 
-static void __noreturn spool_failed(const struct key_stream *ks)
+/* One of the arrays of a chunk. */
+struct chunk_part {
+	void *p;
+	size_t size;
+};
+
+#define CHUNK_PARTS	4
+
+/*
+ * The arrays of @kl's chunk, in the order the spool keeps them after
+ * their chunk_head: the records, their key_where, values (only with
+ * values, which no stream has today: build --values makes a static
+ * filter from keylist_load()) and the text. Returns how many.
+ */
+static int chunk_parts(const struct keylist *kl,
+		       struct chunk_part part[CHUNK_PARTS])
 {
-	die("%s: a temporary file in %s for the checked keys (TMPDIR sets where): %s",
-	    ks->cmd, temp_dir(),
-	    ks->spool && !ferror(ks->spool) && !errno ? "cut short" :
-	    strerror(errno));
+	int n = 0;
+
+	part[n++] = (struct chunk_part){ kl->recs, kl->count * kl->stride };
+	part[n++] = (struct chunk_part){ kl->where,
+					 kl->count * sizeof(*kl->where) };
+	if (kl->with_values)
+		part[n++] = (struct chunk_part){
+			kl->values, kl->count * sizeof(*kl->values) };
+	part[n++] = (struct chunk_part){ kl->arena, kl->arena_len };
+	return n;
+}
+
+/* Nothing was applied yet: the first pass ends before anything is. */
+static void __noreturn spool_write_failed(const struct key_stream *ks)
+{
+	die("%s: a temporary file in %s for the checked keys (TMPDIR sets where): %s (nothing applied)",
+	    ks->cmd, temp_dir(), strerror(errno));
 }
 
 static void spool_write(const struct key_stream *ks, const void *p,
 			size_t size)
 {
 	if (fwrite(p, 1, size, ks->spool) != size)
-		spool_failed(ks);
+		spool_write_failed(ks);
 }
 
 /*
@@ -46,18 +70,17 @@ static void spool_chunk(struct key_stream *ks, const struct keylist *kl)
 {
 	struct chunk_head h = { .count = kl->count,
 				.arena_len = kl->arena_len };
+	struct chunk_part part[CHUNK_PARTS];
+	int i, n = chunk_parts(kl, part);
 
 	if (!ks->spool) {
 		ks->spool = temp_file();
 		if (!ks->spool)
-			spool_failed(ks);
+			spool_write_failed(ks);
 	}
 	spool_write(ks, &h, sizeof(h));
-	spool_write(ks, kl->recs, kl->count * kl->stride);
-	spool_write(ks, kl->where, kl->count * sizeof(*kl->where));
-	if (kl->with_values)
-		spool_write(ks, kl->values, kl->count * sizeof(*kl->values));
-	spool_write(ks, kl->arena, kl->arena_len);
+	for (i = 0; i < n; i++)
+		spool_write(ks, part[i].p, part[i].size);
 }
 
 /* After each line of the first pass: a full chunk is kept, then used. */
@@ -66,6 +89,7 @@ void key_stream_line(struct key_stream *ks, struct keylist *kl)
 	if (!ks || kl->count < KEYS_PER_BATCH)
 		return;
 	spool_chunk(ks, kl);
+	ks->spooled += kl->count;
 	ks->chunk(kl, ks->ctx);
 	kl->count = 0;
 	kl->arena_len = 0;
@@ -87,26 +111,33 @@ void key_stream_init(struct key_stream *ks, u8 type,
 	ks->cmd = cmd;
 }
 
-/* Read exactly @size bytes of the spool. */
-static void spool_read(const struct key_stream *ks, void *p, size_t size)
+/* Read exactly @size bytes of the spool, in the pass @done keys into. */
+static void spool_read(const struct key_stream *ks, void *p, size_t size,
+		       u64 done)
 {
 	errno = 0;
-	if (fread(p, 1, size, ks->spool) != size)
-		spool_failed(ks);
+	if (fread(p, 1, size, ks->spool) == size)
+		return;
+	die("%s: reading the checked keys back from a temporary file in %s: %s (%s: %llu of %llu keys done before)",
+	    ks->cmd, temp_dir(), errno ? strerror(errno) : "cut short",
+	    ks->label, (unsigned long long)done,
+	    (unsigned long long)ks->keys);
 }
 
 /* @to: the keys of @from, which the stream keeps as they were. */
 static void copy_chunk(struct keylist *to, const struct keylist *from)
 {
+	struct chunk_part src[CHUNK_PARTS], dst[CHUNK_PARTS];
+	int i, n;
+
 	keylist_reserve(to, from->count, from->arena_len);
 	to->count = from->count;
 	to->arena_len = from->arena_len;
-	memcpy(to->recs, from->recs, from->count * from->stride);
-	memcpy(to->where, from->where, from->count * sizeof(*from->where));
-	if (from->with_values)
-		memcpy(to->values, from->values,
-		       from->count * sizeof(*from->values));
-	memcpy(to->arena, from->arena, from->arena_len);
+	n = chunk_parts(from, src);
+	chunk_parts(to, dst);
+	for (i = 0; i < n; i++)
+		if (src[i].size)	/* an empty chunk's arrays may be NULL */
+			memcpy(dst[i].p, src[i].p, src[i].size);
 }
 
 /* No keys, of @kl's type, from @kl's sources. */
@@ -123,29 +154,30 @@ static struct keylist empty_like(const struct keylist *kl)
 static void replay(struct key_stream *ks)
 {
 	struct keylist kl = empty_like(&ks->last);
-	u64 size = ks->spool ? (u64)ftello(ks->spool) : 0;
+	struct chunk_part part[CHUNK_PARTS];
 	struct chunk_head h;
 	struct progress p;
+	u64 done = 0;
+	int i, n;
 
-	progress_start(&p, ks->label, size, true);
+	progress_start(&p, ks->label, ks->keys, false);
 	if (ks->spool)
 		rewind(ks->spool);
-	while (ks->spool && ftello(ks->spool) < (off_t)size) {
-		spool_read(ks, &h, sizeof(h));
+	while (done < ks->spooled) {
+		spool_read(ks, &h, sizeof(h), done);
 		keylist_reserve(&kl, h.count, h.arena_len);
 		kl.count = h.count;
 		kl.arena_len = h.arena_len;
-		spool_read(ks, kl.recs, kl.count * kl.stride);
-		spool_read(ks, kl.where, kl.count * sizeof(*kl.where));
-		if (kl.with_values)
-			spool_read(ks, kl.values, kl.count * sizeof(*kl.values));
-		spool_read(ks, kl.arena, kl.arena_len);
+		n = chunk_parts(&kl, part);
+		for (i = 0; i < n; i++)
+			spool_read(ks, part[i].p, part[i].size, done);
 		ks->chunk(&kl, ks->ctx);
-		progress_update(&p, (u64)ftello(ks->spool));
+		done += h.count;
+		progress_update(&p, done);
 	}
-	progress_end(&p);
 	copy_chunk(&kl, &ks->last);
 	ks->chunk(&kl, ks->ctx);
+	progress_end(&p);
 	kl.sources = NULL;	/* the stream's */
 	keylist_free(&kl);
 }
@@ -173,14 +205,15 @@ void key_stream_pass(struct key_stream *ks, const char *label,
 	ks->label = label;
 	ks->chunk = chunk;
 	ks->ctx = ctx;
-	if (ks->read) {
+	if (ks->read_done) {
 		replay(ks);
 		return;
 	}
 	keys_read(&kl, ks->type, ks->in, ks->cmd, ks);
-	ks->read = true;
+	ks->read_done = true;
 	if (ks->spool && fflush(ks->spool))
-		spool_failed(ks);
+		spool_write_failed(ks);
+	ks->keys = ks->spooled + kl.count;
 	ks->last = empty_like(&kl);
 	copy_chunk(&ks->last, &kl);
 	chunk(&kl, ctx);
