@@ -122,6 +122,7 @@ $(BUILD)/keys-fuzz $(BUILD)/input-fuzz: $(BUILD)/%-fuzz: tools/tests/%_fuzz.c \
 		$(BLOOMCTL_SRC) $(BLOOMCTL_HDR) $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(BUILD)
 	$(CLANG) $(UCFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all \
 		-o $@ $< $(filter-out tools/bloomctl/main.c,$(BLOOMCTL_SRC)) \
 		$(CORE_SRC) $(LDLIBS) $(BLOOMCTL_LIBS) -lm
 

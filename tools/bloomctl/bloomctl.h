@@ -166,7 +166,6 @@ struct key_stream {
 	FILE *spool;		/* its full chunks, for the later passes */
 	u64 spooled;		/* the keys of those chunks */
 	struct keylist last;	/* its last chunk, and the sources */
-	u64 keys;		/* in all, as the first pass read them */
 	const char *label;
 	void (*chunk)(struct keylist *kl, void *ctx);
 	void *ctx;

@@ -282,7 +282,8 @@ static bool fields(const char *s, size_t len, const char **f, size_t *flen,
 			return false;
 		f[i] = s;
 		flen[i] = (size_t)((comma ? comma : end) - s);
-		s = comma + 1;
+		if (comma)		/* the last field has none */
+			s = comma + 1;
 	}
 	return true;
 }

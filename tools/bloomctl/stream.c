@@ -121,7 +121,7 @@ static void spool_read(const struct key_stream *ks, void *p, size_t size,
 	die("%s: reading the checked keys back from a temporary file in %s: %s (%s: %llu of %llu keys done before)",
 	    ks->cmd, temp_dir(), errno ? strerror(errno) : "cut short",
 	    ks->label, (unsigned long long)done,
-	    (unsigned long long)ks->keys);
+	    (unsigned long long)(ks->spooled + ks->last.count));
 }
 
 /* @to: the keys of @from, which the stream keeps as they were. */
@@ -160,7 +160,7 @@ static void replay(struct key_stream *ks)
 	u64 done = 0;
 	int i, n;
 
-	progress_start(&p, ks->label, ks->keys, false);
+	progress_start(&p, ks->label, ks->spooled + ks->last.count, false);
 	if (ks->spool)
 		rewind(ks->spool);
 	while (done < ks->spooled) {
@@ -213,7 +213,6 @@ void key_stream_pass(struct key_stream *ks, const char *label,
 	ks->read_done = true;
 	if (ks->spool && fflush(ks->spool))
 		spool_write_failed(ks);
-	ks->keys = ks->spooled + kl.count;
 	ks->last = empty_like(&kl);
 	copy_chunk(&ks->last, &kl);
 	chunk(&kl, ctx);
