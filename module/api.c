@@ -170,6 +170,30 @@ static void warn_full(struct bloom_filter *f, struct bloom_contents *c)
 			    rcu_dereference(f->name)->s, c->core.g.capacity);
 }
 
+/**
+ * bloom_warn_lengths() - say once that a net filter is past its design
+ * @f: the filter
+ * @c: its contents, under rcu_read_lock()
+ *
+ * A lookup probes every prefix length held: more lengths than the filter
+ * was sized for (BLOOM_F_PROBES) answer at a higher rate than asked.
+ * Once for these contents, and rate-limited over all filters.
+ */
+void bloom_warn_lengths(struct bloom_filter *f, struct bloom_contents *c)
+{
+	unsigned int n, p = bloom_geom_probes(&c->core.g);
+	u64 plens[BLOOM_PLEN_WORDS];
+
+	if (test_bit(BLOOM_C_LENGTHS_WARNED, &c->flags))
+		return;
+	bloom_contents_plens(c, plens);
+	n = bloom_net_lookup_lengths(plens);
+	if (n <= p || test_and_set_bit(BLOOM_C_LENGTHS_WARNED, &c->flags))
+		return;
+	pr_warn_ratelimited("bloom: filter \"%s\" holds %u prefix lengths, more than the %u its lookups were sized for: its false-positive rate is above the one asked; recreate it with bloomctl create --probes %u or more\n",
+			    rcu_dereference(f->name)->s, n, p, n);
+}
+
 /*
  * Under rcu_read_lock(): add, and return 1 if it was already present,
  * -ENOSPC if it was not and the filter is full (the kind decides what
@@ -192,6 +216,8 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
 		     bloom_contents_add(c, h, plen);
 	if (unlikely(ret == -ENOSPC))
 		warn_full(f, c);
+	if (plen >= 0)
+		bloom_warn_lengths(f, c);
 	return ret;
 }
 
@@ -296,8 +322,9 @@ int bloom_rotate(struct bloom_filter *f)
 EXPORT_SYMBOL_GPL(bloom_rotate);
 
 /*
- * Under rcu_read_lock(): probe each prefix length @c holds, longest
- * first, up to the first present; with @value, ask for its value.
+ * Under rcu_read_lock(): probe each prefix length @c holds of @addr's
+ * family (an IPv4 address only the IPv4 ones), longest first, up to the
+ * first present; with @value, ask for its value.
  */
 static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
 {
@@ -308,6 +335,7 @@ static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
 	u64 h;
 
 	bloom_contents_plens(c, plens);
+	bloom_net_family_plens(plens, addr);
 	for (w = BLOOM_PLEN_WORDS - 1; w >= 0 && !hit; w--) {
 		while (plens[w] && !hit) {
 			bit = fls64(plens[w]) - 1;
@@ -328,8 +356,9 @@ static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
  * @f: a held filter of type BLOOM_KEY_NET
  * @addr: the address, 16 bytes (IPv4 v4-mapped)
  *
- * Probes each prefix length the filter holds, longest first: the walk
- * visits only the lengths set in the filter's bitmap.
+ * Probes each prefix length the filter holds of the address's family,
+ * longest first: the walk visits only the lengths set in the filter's
+ * bitmap, and an IPv4 address only /96 to /128 (uapi/bloom.h).
  *
  * Return: true if some prefix of @addr may be present.
  */

@@ -103,9 +103,13 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 		return -EINVAL;
 	if (g.layout >= BLOOM_LAYOUT_MAX)
 		return -EINVAL;
+	if (by_rate && cr->fpr_ppb > BLOOM_PPB / 2)
+		return -EINVAL;
 	if (by_rate) {
-		err = bloom_geom_size(cr->capacity, first_rate(cr), g.layout,
-				      &g);
+		/* The rate asked is a lookup's; a net lookup takes P probes. */
+		err = bloom_geom_size(cr->capacity,
+				      bloom_probe_fpr_ppb(&g, first_rate(cr)),
+				      g.layout, &g);
 		if (err)
 			return err;
 		/* Sizing fills in m and k only. */

@@ -159,6 +159,24 @@ void bloom_contents_unpublish(struct bloom_contents *c)
 	bloom_contents_stop(c);
 }
 
+/*
+ * A net lookup probes each length held (bloom_test_net()): its rate is
+ * that of all those probes, and more lengths than the filter was sized
+ * for put it past its design, as keys past its capacity do.
+ */
+static void net_report(struct bloom_contents *c, struct bloom_report *r)
+{
+	u64 plens[BLOOM_PLEN_WORDS];
+	unsigned int n;
+
+	rcu_read_lock();	/* for bloom_contents_plens() */
+	bloom_contents_plens(c, plens);
+	rcu_read_unlock();
+	n = bloom_net_lookup_lengths(plens);
+	r->st.est_fpr_ppb = bloom_lookup_fpr_ppb(r->st.est_fpr_ppb, n);
+	r->over |= n > bloom_geom_probes(&c->core.g);
+}
+
 /**
  * bloom_contents_report() - stats of held contents
  * @c: the contents
@@ -179,6 +197,8 @@ int bloom_contents_report(struct bloom_contents *c, struct bloom_report *r)
 	memset(r, 0, sizeof(*r));
 	err = c->ops->report(c, r, hist);
 	kfree(hist);
+	if (!err && c->core.g.key_type == BLOOM_KEY_NET)
+		net_report(c, r);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_report);

@@ -192,6 +192,7 @@ struct bloom_contents {
 
 #define BLOOM_C_FULL_WARNED	0	/* over-capacity warning given */
 #define BLOOM_C_RETIRED		1	/* no longer published: no new work */
+#define BLOOM_C_LENGTHS_WARNED	2	/* more prefix lengths than sized for */
 #define BLOOM_C_KIND		8	/* first bit a kind may use */
 
 /* Set up freshly allocated (zeroed) contents: one reference. */

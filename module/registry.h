@@ -118,7 +118,8 @@ typedef int (*bloom_name_fn)(const char *name, void *arg);
 int bloom_registry_names(struct net *net, bloom_name_fn fn, void *arg);
 struct bloom_filter *bloom_registry_nth(struct net *net, loff_t n);
 
-/* api.c, for kfuncs.c. */
+/* api.c: for kfuncs.c, and bloom_warn_lengths() for transfer.c. */
+void bloom_warn_lengths(struct bloom_filter *f, struct bloom_contents *c);
 int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 		    bool add);
 

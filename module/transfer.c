@@ -170,6 +170,7 @@ static void make_room(struct bloom_filter *f, u32 n)
 static int run_batch(struct bloom_filter *f, struct batch *x)
 {
 	const u8 __user *keys = u64_to_user_ptr(x->b->keys);
+	struct bloom_contents *c;
 	u32 first, n, ok, done;
 	int err = 0;
 
@@ -182,7 +183,10 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 		if (x->cmd == BLOOM_IOC_ADD)
 			make_room(f, ok);
 		rcu_read_lock();
-		done = apply(x, rcu_dereference(f->contents), ok, &err);
+		c = rcu_dereference(f->contents);
+		done = apply(x, c, ok, &err);
+		if (x->cmd == BLOOM_IOC_ADD && x->key_type == BLOOM_KEY_NET)
+			bloom_warn_lengths(f, c);
 		rcu_read_unlock();
 		x->b->done += done;
 		if (!err && ok < n)

@@ -46,6 +46,12 @@ struct bloom_key_addr {
 /*
  * A prefix: the address with every bit past @plen cleared, and @plen
  * counted on the 128-bit form (an IPv4 /24 is 96 + 24 = 120).
+ *
+ * The families are kept apart: an IPv4 address (v4-mapped) is answered
+ * by IPv4 prefixes only, that is by ::ffff:0:0/96 and the prefixes inside
+ * it (::ffff:192.0.2.0/120 is 192.0.2.0/24, and ::ffff:0:0/96 itself is
+ * 0.0.0.0/0). An IPv6 prefix shorter than /96 that covers ::ffff:0:0/96,
+ * such as ::/8 or ::/0, is IPv6 only: it never matches an IPv4 address.
  */
 struct bloom_key_net {
 	__u8	addr[16];
@@ -157,9 +163,21 @@ struct bloom_key_digest {
 /* Number of 64-bit words in the bitmap of prefix lengths a net filter holds. */
 #define BLOOM_PLEN_WORDS	3	/* prefix lengths 0..128 */
 
-/* Filter flags. */
+/*
+ * Filter flags. BLOOM_F_PROBES(P), net filters only: a lookup probes the
+ * address at each prefix length the filter holds and matches when any
+ * probe does, so its false-positive rate is about P times a probe's.
+ * CREATE sizes each probe at fpr_ppb / P, so that a lookup over at most P
+ * lengths keeps the rate asked, and the filter is over its design (as
+ * past its capacity) once it holds more than P lengths. P is at most
+ * BLOOM_PROBES_MAX; 0 (filters and snapshots from before) counts as 1.
+ */
 #define BLOOM_F_FIXED_SEED	(1U << 0)	/* seed given by the user */
-#define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED)
+#define BLOOM_F_PROBES_SHIFT	8
+#define BLOOM_F_PROBES_MASK	(0xffU << BLOOM_F_PROBES_SHIFT)
+#define BLOOM_F_PROBES(p)	((__u16)((p) << BLOOM_F_PROBES_SHIFT))
+#define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED | BLOOM_F_PROBES_MASK)
+#define BLOOM_PROBES_MAX	129	/* lengths 0..128 */
 
 /*
  * Aging (time-decaying) filters: G generations of the same geometry

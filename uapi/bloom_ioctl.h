@@ -65,6 +65,9 @@ struct bloom_ioc_version {
  *
  * A static filter (BLOOM_LAYOUT_FUSE) is built from its keys and
  * arrives by BLOOM_IOC_RESTORE: CREATE of that layout is EOPNOTSUPP.
+ *
+ * @fpr_ppb is a lookup's rate: a net filter with BLOOM_F_PROBES(P) in
+ * @flags sizes each probe at @fpr_ppb / P (uapi/bloom.h).
  */
 struct bloom_ioc_create {
 	char	name[BLOOM_NAME_MAX];
@@ -226,7 +229,9 @@ struct bloom_ioc_fuse {
  * grows, @bits, @hashes and @capacity are its first stage's, @fill_ppb
  * the newest stage's, and the other stats sums over its stages
  * (est_fpr_ppb that of the union of their answers); BLOOM_IOC_STAGES
- * tells each stage.
+ * tells each stage. For a net filter est_fpr_ppb is a lookup's: that of
+ * a probe at each of the lengths in @plens an address is probed at
+ * (every one, for an IPv6 address).
  */
 struct bloom_ioc_info {
 	char	name[BLOOM_NAME_MAX];	/* in */

@@ -75,6 +75,9 @@ void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g);
 u64 bloom_array_bytes(const struct bloom_core *c);
 int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b);
 u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n);
+unsigned int bloom_geom_probes(const struct bloom_geom *g);
+u64 bloom_probe_fpr_ppb(const struct bloom_geom *g, u64 lookup_ppb);
+u64 bloom_lookup_fpr_ppb(u64 probe_ppb, unsigned int probes);
 u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n);
 int bloom_stage_geom(const struct bloom_geom *g, unsigned int i,
 		     struct bloom_geom *out);
@@ -420,6 +423,8 @@ size_t bloom_key_size(u8 key_type);
 bool bloom_key_type_retired(unsigned int key_type);
 int bloom_key_check(u8 key_type, const void *key, size_t len);
 void bloom_net_mask(u8 *addr, unsigned int plen);
+void bloom_net_family_plens(__u64 *plens, const u8 *addr);
+unsigned int bloom_net_lookup_lengths(const __u64 *plens);
 bool bloom_digest_has_ports(u8 proto);
 
 /*

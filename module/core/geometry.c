@@ -60,6 +60,10 @@ int bloom_geom_check(const struct bloom_geom *g)
 	if (g->layout >= BLOOM_LAYOUT_MAX || g->key_type >= BLOOM_KEY_MAX ||
 	    bloom_key_type_retired(g->key_type) || (g->flags & ~BLOOM_F_ALL))
 		return -EINVAL;
+	if ((g->flags & BLOOM_F_PROBES_MASK) &&
+	    (g->key_type != BLOOM_KEY_NET ||
+	     bloom_geom_probes(g) > BLOOM_PROBES_MAX))
+		return -EINVAL;
 	if (g->hashes < 1 || g->hashes > BLOOM_MAX_HASHES)
 		return -EINVAL;
 	if (g->bits < BLOOM_MIN_BITS)
@@ -313,6 +317,57 @@ u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n)
 	return bloom_mul_shr(bloom_theory_fpr_q32(g, n), BLOOM_PPB, Q32);
 }
 EXPORT_SYMBOL_GPL(bloom_theory_fpr_ppb);
+
+/**
+ * bloom_geom_probes() - the prefix lengths a net lookup is sized for
+ * @g: the geometry
+ *
+ * Return: P of BLOOM_F_PROBES(P), at least 1; 1 for other key types.
+ */
+unsigned int bloom_geom_probes(const struct bloom_geom *g)
+{
+	unsigned int p = (g->flags & BLOOM_F_PROBES_MASK) >>
+			 BLOOM_F_PROBES_SHIFT;
+
+	return g->key_type == BLOOM_KEY_NET && p ? p : 1;
+}
+EXPORT_SYMBOL_GPL(bloom_geom_probes);
+
+/**
+ * bloom_probe_fpr_ppb() - the rate each probe is sized at
+ * @g: the geometry (its key type and flags)
+ * @lookup_ppb: the rate asked for a lookup
+ *
+ * A net lookup of P probes matches falsely when any probe does: at most
+ * P times a probe's rate (the union bound), so each probe gets 1/P of
+ * the rate asked. Other keys take one probe a lookup.
+ *
+ * Return: the per-probe rate, at least 1 part per 10^9.
+ */
+u64 bloom_probe_fpr_ppb(const struct bloom_geom *g, u64 lookup_ppb)
+{
+	u64 ppb = lookup_ppb / bloom_geom_probes(g);
+
+	return ppb ? ppb : 1;
+}
+EXPORT_SYMBOL_GPL(bloom_probe_fpr_ppb);
+
+/**
+ * bloom_lookup_fpr_ppb() - the rate of a lookup of independent probes
+ * @probe_ppb: each probe's rate
+ * @probes: how many
+ *
+ * Return: 1 - (1 - p)^probes, in parts per 10^9.
+ */
+u64 bloom_lookup_fpr_ppb(u64 probe_ppb, unsigned int probes)
+{
+	u64 pass = BLOOM_PPB, q = BLOOM_PPB - min(probe_ppb, BLOOM_PPB);
+
+	while (probes--)
+		pass = pass * q / BLOOM_PPB;	/* both <= 10^9: no overflow */
+	return BLOOM_PPB - pass;
+}
+EXPORT_SYMBOL_GPL(bloom_lookup_fpr_ppb);
 
 /* Units (bits, counters, slice bits or blocks) per step of the search. */
 static u64 unit_bits(const struct bloom_geom *g)

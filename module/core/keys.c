@@ -71,6 +71,51 @@ void bloom_net_mask(u8 *addr, unsigned int plen)
 }
 EXPORT_SYMBOL_GPL(bloom_net_mask);
 
+static bool is_v4_mapped(const u8 *addr)
+{
+	static const u8 prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(addr, prefix, sizeof(prefix));
+}
+
+/**
+ * bloom_net_family_plens() - the prefix lengths an address is probed at
+ * @plens: the lengths a net filter holds (BLOOM_PLEN_WORDS words); cut
+ *	down in place to those of @addr's family
+ * @addr: the address, 16 bytes (IPv4 v4-mapped)
+ *
+ * An IPv4 address is probed at /96 to /128 on the 128-bit form only: a
+ * shorter prefix is an IPv6 one, even one that covers ::ffff:0:0/96
+ * (uapi/bloom.h). An IPv6 address is probed at every length held.
+ */
+void bloom_net_family_plens(__u64 *plens, const u8 *addr)
+{
+	if (!is_v4_mapped(addr))
+		return;
+	plens[0] = 0;
+	plens[1] &= ~0ULL << 32;
+}
+EXPORT_SYMBOL_GPL(bloom_net_family_plens);
+
+/**
+ * bloom_net_lookup_lengths() - how many probes a net lookup takes at most
+ * @plens: the lengths a net filter holds (BLOOM_PLEN_WORDS words)
+ *
+ * The most of either family's (bloom_net_family_plens()): an IPv6
+ * address is probed at every length held, an IPv4 one at a subset.
+ *
+ * Return: 0 to 129.
+ */
+unsigned int bloom_net_lookup_lengths(const __u64 *plens)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < BLOOM_PLEN_WORDS; i++)
+		n += bloom_popcount64(plens[i]);
+	return n;
+}
+EXPORT_SYMBOL_GPL(bloom_net_lookup_lengths);
+
 static bool net_key_valid(const struct bloom_key_net *k)
 {
 	u8 masked[16];
@@ -89,13 +134,6 @@ bool bloom_digest_has_ports(u8 proto)
 	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP;
 }
 EXPORT_SYMBOL_GPL(bloom_digest_has_ports);
-
-static bool is_v4_mapped(const u8 *addr)
-{
-	static const u8 prefix[12] = { [10] = 0xff, [11] = 0xff };
-
-	return !memcmp(addr, prefix, sizeof(prefix));
-}
 
 /* TCP: the header from byte 8, its checksum zero (uapi/bloom.h). */
 static bool digest_tcp_valid(const struct bloom_key_digest *k, bool tcp)

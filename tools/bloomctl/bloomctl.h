@@ -296,7 +296,15 @@ struct geom_opts {
 	u8 tighten_pct;
 	bool transport;		/* sized for the wire (transport.c) */
 	u64 max_mem;		/* --max-memory; 0: the default */
+	unsigned int probes;	/* net: lengths a lookup is sized for */
 };
+
+/*
+ * The prefix lengths a net filter's lookups are sized for when create is
+ * not told (--probes): what the default expansion of the real lists
+ * takes (4 to 6 for IPv4 blocklists), with room to spare.
+ */
+#define NET_PROBES_DEFAULT	8
 
 /* Aging options of create (long only). */
 #define OPT_GENERATIONS	0x101
@@ -337,6 +345,8 @@ void age_opts_finish(struct geom_opts *o, const char *cmd);
 bool grow_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
 void grow_opts_finish(struct geom_opts *o, const char *cmd);
 u64 first_fpr_ppb(const struct geom_opts *o);
+u16 geom_flags(const struct geom_opts *o);
+unsigned int info_probes(const struct bloom_ioc_info *in);
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);
 void geom_seed(const struct geom_opts *o, const char *cmd,
@@ -427,11 +437,14 @@ struct prefix_opts {
 	int mode;		/* PREFIX_* */
 	struct plen_set lens;	/* PREFIX_LIST */
 	unsigned int probes;	/* PREFIX_AUTO: at most this many; 0: any */
-	bool force;		/* past the room, as --force */
+	unsigned int lookup_max;	/* the filter's P: lengths held and new
+					 * at most this many; 0: any */
+	bool force;		/* past the room or P, as --force */
 };
 
 bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
 		   const char *arg);
+unsigned int probes_option(const char *cmd, const char *arg);
 unsigned int plen_count(const struct plen_set *s);
 unsigned int plen_target(const struct plen_set *s, unsigned int l);
 u64 prefix_choose(const u64 *hist, unsigned int max_probes, u64 budget,

@@ -143,10 +143,13 @@ static const char *create_differs(const struct geom_opts *o,
 {
 	struct bloom_geom g = {
 		.bits = o->bits, .hashes = o->hashes, .capacity = o->capacity,
+		.key_type = (u8)o->key_type, .flags = geom_flags(o),
 	};
 
 	if (o->by_rate &&
-	    bloom_geom_size(o->capacity, first_fpr_ppb(o), (u8)o->layout, &g))
+	    bloom_geom_size(o->capacity,
+			    bloom_probe_fpr_ppb(&g, first_fpr_ppb(o)),
+			    (u8)o->layout, &g))
 		return "its size";
 	if (!g.capacity)
 		g.capacity = bloom_geom_default_capacity(&g);
@@ -161,6 +164,8 @@ static const char *create_differs(const struct geom_opts *o,
 	if (o->seeded && (in->seed != o->seed ||
 			  !(in->flags & BLOOM_F_FIXED_SEED)))
 		return "its seed";
+	if (info_probes(in) != bloom_geom_probes(&g))
+		return "the prefix lengths its lookups are sized for (--probes)";
 	if (in->generations != o->generations ||
 	    in->period_ms != o->period_ms || in->age_flags != o->age_flags)
 		return "its aging (generations, --rotate, --rotate-full)";
@@ -189,6 +194,7 @@ static void create_exists(const char *name, const struct geom_opts *o)
 	cr.hashes = in.hashes;
 	cr.layout = in.layout;
 	cr.key_type = in.key_type;
+	cr.flags = in.flags;
 	cr.seed = in.seed;
 	cr.capacity = in.capacity;
 	cr.generations = in.generations;
@@ -205,6 +211,7 @@ int cmd_create(int argc, char **argv)
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS, GEOM_LONGOPTS,
 		{ "exist",	no_argument,		NULL, 'x' },
+		{ "probes",	required_argument,	NULL, OPT_PROBES },
 		AGE_LONGOPTS, GROW_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -219,6 +226,8 @@ int cmd_create(int argc, char **argv)
 				  longopts)) != -1) {
 		if (c == 'x')
 			exist = true;
+		else if (c == OPT_PROBES)
+			o.probes = probes_option(argv[0], optarg);
 		else if (!age_option(&o, argv[0], c, optarg) &&
 			 !grow_option(&o, argv[0], c, optarg) &&
 			 !geom_option(&o, argv[0], c, optarg))
@@ -242,7 +251,7 @@ int cmd_create(int argc, char **argv)
 	cr.layout = (u8)o.layout;
 	cr.key_type = (u8)o.key_type;
 	cr.seed = o.seed;
-	cr.flags = o.seeded ? BLOOM_F_FIXED_SEED : 0;
+	cr.flags = geom_flags(&o);
 	cr.generations = o.generations;
 	cr.period_ms = o.period_ms;
 	cr.age_flags = o.age_flags;

@@ -344,6 +344,7 @@ static void add_plan(struct add_run *a)
 	k->stored = k->listed;
 	if (k->info.key_type != BLOOM_KEY_NET)
 		return;
+	k->po.lookup_max = info_probes(&k->info);
 	prefix_plan(&k->po, a->hist, k->listed, &held, room,
 		    &k->stored_lens, k->cmd);
 	k->expanded = prefix_expands(a->hist, &k->stored_lens);
@@ -495,12 +496,16 @@ static size_t push_probes(const struct keys_cmd *k, size_t i,
 	struct plen_set lens = lookup_lengths(k);
 	struct bloom_key_net probe = *key;
 	unsigned int t = plen_target(&lens, key->plen);
+	struct bloom_ioc_info family;
 	size_t before = probes->count;
 	int p;
 
 	if (longest_prefix(k, i)) {
+		/* As bloom_test_net(): the lengths of the key's family. */
+		memcpy(family.plens, k->info.plens, sizeof(family.plens));
+		bloom_net_family_plens(family.plens, key->addr);
 		for (p = (int)t; p >= 0; p--) {
-			if (!holds_plen(&k->info, (unsigned int)p))
+			if (!holds_plen(&family, (unsigned int)p))
 				continue;
 			probe.plen = (u8)p;
 			bloom_net_mask(probe.addr, probe.plen);

@@ -271,10 +271,13 @@ static void build_static(const char *path, const struct geom_opts *o,
 
 	if (o->bits || o->hashes || o->grow || o->generations || o->transport)
 		usage_error("build", "a static filter is sized by its keys: give --kind (or --fp-rate), not --bits, --hashes, --grow, --generations or --transport");
-	if (!fp_bits && o->fpr_ppb)
-		bloom_geom_size(1, o->fpr_ppb, BLOOM_LAYOUT_FUSE, &g);
-	g.hashes = fp_bits ?: g.hashes ?: 8;
 	g.key_type = (u8)o->key_type;
+	g.flags = geom_flags(o);
+	/* A net lookup's rate is over its P probes, as for the others. */
+	if (!fp_bits && o->fpr_ppb)
+		bloom_geom_size(1, bloom_probe_fpr_ppb(&g, o->fpr_ppb),
+				BLOOM_LAYOUT_FUSE, &g);
+	g.hashes = fp_bits ?: g.hashes ?: 8;
 	g.value_bits = kl->with_values ? fuse_value_bits(kl) : 0;
 	geom_seed(o, "build", &g);
 	bits = fuse_build(&g, kl, "build");
@@ -282,7 +285,7 @@ static void build_static(const char *path, const struct geom_opts *o,
 }
 
 /* A static filter: every key in memory, as its construction needs. */
-static void build_static_keys(const char *path, const struct geom_opts *o,
+static void build_static_keys(const char *path, struct geom_opts *o,
 			      const struct prefix_opts *po, u32 fp_bits,
 			      const struct key_input *in, bool compress)
 {
@@ -296,6 +299,7 @@ static void build_static_keys(const char *path, const struct geom_opts *o,
 		prefix_plan(po, hist, kl.count, NULL, o->capacity, &lens,
 			    "build");
 		keylist_expand(&kl, &lens);
+		o->probes = max(plen_count(&lens), 1U);
 	}
 	build_static(path, o, fp_bits, &kl, compress);
 	keylist_free(&kl);
@@ -323,6 +327,8 @@ static void build_streamed(const char *path, struct geom_opts *o,
 		prefix_plan(po, b.hist, b.listed, NULL, o->capacity, &b.lens,
 			    b.cmd);
 		b.stored = prefix_keys(b.hist, &b.lens);
+		/* Sized for a lookup over exactly the lengths chosen. */
+		o->probes = max(plen_count(&b.lens), 1U);
 	}
 	if (!o->capacity && !o->bits && !o->hashes) {
 		count_distinct(&b);

@@ -221,6 +221,10 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	o->by_rate = !by_size;
 	if (o->by_rate && !o->fpr_ppb)
 		o->fpr_ppb = DEFAULT_FPR_PPB;
+	if (o->probes && o->key_type != BLOOM_KEY_NET)
+		usage_error(cmd, "--probes is for net filters (--key net)");
+	if (!o->probes && o->key_type == BLOOM_KEY_NET)
+		o->probes = NET_PROBES_DEFAULT;
 	if (by_size && !(o->bits && o->hashes))
 		usage_error(cmd, "--bits and --hashes go together");
 	if (by_size) {
@@ -230,13 +234,31 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	}
 }
 
+/* The flags of a filter made from @o: a fixed seed, a net lookup's P. */
+u16 geom_flags(const struct geom_opts *o)
+{
+	u16 f = o->seeded ? BLOOM_F_FIXED_SEED : 0;
+
+	if (o->key_type == BLOOM_KEY_NET && o->probes)
+		f |= BLOOM_F_PROBES(o->probes);
+	return f;
+}
+
+/* The prefix lengths a net filter's lookups were sized for (at least 1). */
+unsigned int info_probes(const struct bloom_ioc_info *in)
+{
+	struct bloom_geom g = { .key_type = in->key_type, .flags = in->flags };
+
+	return bloom_geom_probes(&g);
+}
+
 /* The seed asked for (and flagged fixed), or a random one. */
 void geom_seed(const struct geom_opts *o, const char *cmd,
 	       struct bloom_geom *g)
 {
 	if (o->seeded) {
 		g->seed = o->seed;
-		g->flags = BLOOM_F_FIXED_SEED;
+		g->flags |= BLOOM_F_FIXED_SEED;
 	} else if (getrandom(&g->seed, sizeof(g->seed), 0) !=
 		   sizeof(g->seed)) {
 		die("%s: getrandom: %s", cmd, strerror(errno));
@@ -255,8 +277,12 @@ void geom_resolve(const struct geom_opts *o, const char *cmd,
 	g->layout = (u8)o->layout;
 	g->key_type = (u8)o->key_type;
 	g->capacity = o->capacity;
+	g->flags = geom_flags(o);
 	if (o->by_rate) {
-		err = bloom_geom_size(o->capacity, o->fpr_ppb, g->layout, g);
+		/* As the kernel's CREATE: a net lookup's rate over P probes. */
+		err = bloom_geom_size(o->capacity,
+				      bloom_probe_fpr_ppb(g, o->fpr_ppb),
+				      g->layout, g);
 		if (err == -E2BIG)
 			die("%s: capacity %llu at this rate is over the size cap (2^37 bits)",
 			    cmd, (unsigned long long)o->capacity);

@@ -496,17 +496,17 @@ void lengths_text(const struct plen_set *s, char *buf, size_t size)
 
 /*
  * Lengths for a filter that holds some already: those, and, while the
- * keys would be more than @budget, the listed length whose own probe
- * saves the most keys.
+ * keys would be more than @budget and the lengths fewer than @most (0:
+ * any), the listed length whose own probe saves the most keys.
  */
 static void add_lengths_within(const u64 *hist, u64 budget,
-			       struct plen_set *lens)
+			       unsigned int most, struct plen_set *lens)
 {
 	struct plen_set best, with;
 	u64 keys = prefix_keys(hist, lens), least, k;
 	unsigned int l;
 
-	while (keys > budget) {
+	while (keys > budget && (!most || plen_count(lens) < most)) {
 		least = keys;
 		best = *lens;
 		for (l = 0; l <= BLOOM_PLEN_MAX; l++) {
@@ -527,9 +527,29 @@ static void add_lengths_within(const u64 *hist, u64 budget,
 	}
 }
 
+/*
+ * A lookup probes every length held: refuse lengths that, with those
+ * held, are more than the filter's P (--probes at create), unless forced.
+ */
+static void check_lookup(const struct prefix_opts *po,
+			 const struct plen_set *held,
+			 const struct plen_set *lens, const char *cmd)
+{
+	struct plen_set all = *lens;
+	unsigned int i, n;
+
+	for (i = 0; held && i < BLOOM_PLEN_WORDS; i++)
+		all.w[i] |= held->w[i];
+	n = plen_count(&all);
+	if (!po->lookup_max || n <= po->lookup_max || po->force)
+		return;
+	die("%s: a lookup would probe %u prefix lengths, more than the %u the filter was sized for, and its false-positive rate would be about %u times the one asked: create it with --probes %u (bloomctl calc -f LIST tells the keys and lengths of a list), give fewer --prefix-lengths, or --force",
+	    cmd, n, po->lookup_max, DIV_ROUND_UP(n, po->lookup_max), n);
+}
+
 /**
  * prefix_plan() - the lengths a list of net keys is stored at
- * @po: the options (--prefix-lengths, --probes)
+ * @po: the options (--prefix-lengths, --probes, the filter's P)
  * @hist: how many keys the list has of each length
  * @count: how many keys it has
  * @held: the lengths the filter holds already, or NULL
@@ -543,7 +563,9 @@ static void add_lengths_within(const u64 *hist, u64 budget,
  * lengths, and takes a listed length of its own only where the keys
  * would otherwise be more than that budget. An explicit list that makes
  * more keys than @room (or, without one, than EXPAND_KEYS_MAX) is
- * refused before anything is expanded.
+ * refused before anything is expanded. No choice takes the lengths a
+ * lookup probes past @po->lookup_max: given ones that would are refused
+ * unless forced (check_lookup()).
  */
 void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 		 const struct plen_set *held, u64 room, struct plen_set *lens,
@@ -565,7 +587,7 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 			    cmd, text);
 		}
 		*lens = *held;
-		add_lengths_within(hist, budget, lens);
+		add_lengths_within(hist, budget, po->lookup_max, lens);
 		return;
 	}
 	memset(lens, 0, sizeof(*lens));
@@ -573,6 +595,7 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
 			if (hist[i])
 				plen_put(lens, i);
+		check_lookup(po, held, lens, cmd);
 		return;
 	}
 	if (po->mode == PREFIX_LIST) {
@@ -587,12 +610,15 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 			    room ? "the filter has room for" : "bloomctl makes,",
 			    (unsigned long long)limit);
 		}
+		check_lookup(po, held, lens, cmd);
 		return;
 	}
-	if (!prefix_choose(hist, po->probes, po->probes ? 0 : budget, lens) &&
-	    count)
+	/* The fewest lengths within the budget, or keys within --probes. */
+	if (!prefix_choose(hist, po->probes ?: po->lookup_max,
+			   po->probes ? 0 : budget, lens) && count)
 		die("%s: no %u prefix lengths hold these prefixes: one would become more than 2^%d keys (give more --probes)",
-		    cmd, po->probes, EXPAND_MAX_BITS);
+		    cmd, po->probes ?: po->lookup_max, EXPAND_MAX_BITS);
+	check_lookup(po, held, lens, cmd);
 }
 
 /* --prefix-lengths all|LIST (IPv4 lengths, or IPv6 ones after "6:") */
@@ -640,20 +666,27 @@ static void parse_lengths(struct prefix_opts *po, const char *cmd,
 bool prefix_option(struct prefix_opts *po, const char *cmd, int c,
 		   const char *arg)
 {
-	char *end;
-	unsigned long p;
-
 	if (c == OPT_PREFIX_LENGTHS) {
 		parse_lengths(po, cmd, arg);
 		return true;
 	}
 	if (c != OPT_PROBES)
 		return false;
-	p = strtoul(arg, &end, 10);
-	if (end == arg || *end || !p || p > BLOOM_PLEN_MAX + 1)
-		usage_error(cmd, "bad --probes '%s' (1 to 129)", arg);
-	po->probes = (unsigned int)p;
+	po->probes = probes_option(cmd, arg);
 	return true;
+}
+
+/* --probes P: how many prefix lengths a lookup probes, 1 to 129. */
+unsigned int probes_option(const char *cmd, const char *arg)
+{
+	char *end;
+	unsigned long p;
+
+	p = strtoul(arg, &end, 10);
+	if (end == arg || *end || !p || p > BLOOM_PROBES_MAX)
+		usage_error(cmd, "bad --probes '%s' (1 to %d)", arg,
+			    BLOOM_PROBES_MAX);
+	return (unsigned int)p;
 }
 
 struct calc_prefix_row {

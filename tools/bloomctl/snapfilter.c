@@ -61,6 +61,10 @@ static void file_stats(struct snap_filter *sf, struct bloom_ioc_info *in)
 	in->fill_ppb = st.fill_ppb;	/* the newest's, last */
 	in->est_card = sum.est_card;
 	in->est_fpr_ppb = sum.est_fpr_ppb;
+	/* A net lookup's, as the kernel reports it (contents.c). */
+	if (sf->core[0].g.key_type == BLOOM_KEY_NET)
+		in->est_fpr_ppb = bloom_lookup_fpr_ppb(in->est_fpr_ppb,
+					bloom_net_lookup_lengths(in->plens));
 	in->inserted = sum.inserted;
 	in->mem_bytes = sum.mem_bytes;
 }
