@@ -297,6 +297,7 @@ struct geom_opts {
 	bool transport;		/* sized for the wire (transport.c) */
 	u64 max_mem;		/* --max-memory; 0: the default */
 	unsigned int probes;	/* net: lengths a lookup is sized for */
+	bool net_doubled;	/* net: --capacity made keys (geom.c) */
 };
 
 /*
@@ -346,6 +347,7 @@ bool grow_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
 void grow_opts_finish(struct geom_opts *o, const char *cmd);
 u64 first_fpr_ppb(const struct geom_opts *o);
 u16 geom_flags(const struct geom_opts *o);
+void geom_net_capacity(struct geom_opts *o);
 unsigned int info_probes(const struct bloom_ioc_info *in);
 void geom_resolve(const struct geom_opts *o, const char *cmd,
 		  struct bloom_geom *g);

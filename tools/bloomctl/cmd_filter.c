@@ -89,6 +89,11 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 	       (unsigned long long)cr->bits, cr->hashes,
 	       (unsigned long long)cr->capacity, size,
 	       (unsigned long long)cr->seed);
+	if (cr->key_type == BLOOM_KEY_NET && cr->fpr_ppb)
+		printf("  net: capacity in keys, for %llu prefixes as listed (add stores them as at most twice as many); a lookup probes at most %u prefix lengths, %s each\n",
+		       (unsigned long long)(cr->capacity / EXPAND_BUDGET),
+		       bloom_geom_probes(&core->g),
+		       "sized at the rate over that many");
 	if (cr->generations)
 		printf("  aging: %u generations, rotated every %u ms%s; capacity and memory are per generation\n",
 		       cr->generations, cr->period_ms,
@@ -380,15 +385,34 @@ int cmd_swap(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* How many lengths an IPv4 address is probed at (bloom_test_net()). */
+static unsigned int ipv4_lengths(const struct bloom_ioc_info *in)
+{
+	static const u8 v4[16] = { [10] = 0xff, [11] = 0xff };
+	__u64 plens[BLOOM_PLEN_WORDS];
+
+	memcpy(plens, in->plens, sizeof(plens));
+	bloom_net_family_plens(plens, v4);
+	return bloom_net_lookup_lengths(plens);
+}
+
+/*
+ * A net lookup probes every length held of its family: the most (an
+ * IPv6 address's), the IPv4 ones, and the P it was sized for.
+ */
 static void plens_json(struct json *j, const struct bloom_ioc_info *in)
 {
-	unsigned int p;
+	unsigned int p, n = bloom_net_lookup_lengths(in->plens);
 
 	json_array(j, "prefix_lengths");
 	for (p = 0; p <= 128; p++)
 		if (in->plens[p / 64] >> (p % 64) & 1)
 			json_u64(j, NULL, p);
 	json_close(j, ']');
+	json_u64(j, "lookup_lengths", n);
+	json_u64(j, "lookup_lengths_ipv4", ipv4_lengths(in));
+	json_u64(j, "lookup_lengths_sized_for", info_probes(in));
+	json_bool(j, "over_lengths", n > info_probes(in));
 }
 
 /* The newest stage of a growing filter. */
@@ -606,13 +630,18 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 
 static void plens_text(const struct bloom_ioc_info *in)
 {
-	unsigned int p;
+	unsigned int p, n;
 
 	printf("%-16s", "prefix lengths:");
 	for (p = 0; p <= 128; p++)
 		if (in->plens[p / 64] >> (p % 64) & 1)
 			printf(" %u", p);
 	printf("   (on 128 bits: IPv4 /24 is 120)\n");
+	n = bloom_net_lookup_lengths(in->plens);
+	printf("%-16s %u prefix lengths probed (an IPv4 address: %u), sized for %u%s\n",
+	       "lookup:", n, ipv4_lengths(in), info_probes(in),
+	       n > info_probes(in) ?
+	       " (OVER: false positives above what it was sized for)" : "");
 }
 
 /* What a figure covers: @aging for an aging filter, @stages a growing one. */
@@ -684,7 +713,8 @@ static void info_text(const struct bloom_ioc_info *in,
 	else
 		printf("%-16s %llu\n", "estimated keys:",
 		       (unsigned long long)in->est_card);
-	printf("%-16s %s\n", "fp rate now:", fpr);
+	printf("%-16s %s%s\n", "fp rate now:", fpr,
+	       in->key_type == BLOOM_KEY_NET ? " per lookup" : "");
 	printf("%-16s %llu / %llu\n", "hits / misses:",
 	       (unsigned long long)in->hits, (unsigned long long)in->misses);
 	printf("%-16s %u\n", "users:", in->users);

@@ -324,6 +324,9 @@ static void build_streamed(const char *path, struct geom_opts *o,
 	key_stream_pass(&b.ks, "reading", build_counted, &b);
 	b.stored = b.listed;
 	if (b.ks.type == BLOOM_KEY_NET) {
+		/* -n counts prefixes (geom.c); the keys counted are keys. */
+		geom_net_capacity(o);
+		o->net_doubled = true;
 		prefix_plan(po, b.hist, b.listed, NULL, o->capacity, &b.lens,
 			    b.cmd);
 		b.stored = prefix_keys(b.hist, &b.lens);

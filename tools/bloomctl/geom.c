@@ -205,6 +205,22 @@ const char *geom_problem(const struct bloom_geom *g)
  * --fp-rate (sized by the core) or with --bits and --hashes (recorded as
  * given; without it the kernel derives floor(m ln 2 / k)).
  */
+/*
+ * The --capacity of a net filter sized by its rate counts prefixes as
+ * listed: add (and build) store a list at the lengths that at most
+ * double its keys (EXPAND_BUDGET, prefixes.c), so the filter is sized
+ * for that many keys. Once.
+ */
+void geom_net_capacity(struct geom_opts *o)
+{
+	if (o->key_type != BLOOM_KEY_NET || o->bits || o->hashes ||
+	    o->net_doubled || !o->capacity)
+		return;
+	o->net_doubled = true;
+	if (o->capacity <= U64_MAX / EXPAND_BUDGET)
+		o->capacity *= EXPAND_BUDGET;
+}
+
 void geom_opts_finish(struct geom_opts *o, const char *cmd)
 {
 	bool by_size = o->bits || o->hashes;
@@ -219,6 +235,7 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	if (!by_size && !o->capacity)
 		usage_error(cmd, "give --capacity (and --fp-rate), or --bits and --hashes");
 	o->by_rate = !by_size;
+	geom_net_capacity(o);
 	if (o->by_rate && !o->fpr_ppb)
 		o->fpr_ppb = DEFAULT_FPR_PPB;
 	if (o->probes && o->key_type != BLOOM_KEY_NET)
