@@ -184,7 +184,7 @@ void bloom_warn_lengths(struct bloom_filter *f, struct bloom_contents *c)
 	unsigned int n, p = bloom_geom_probes(&c->core.g);
 	u64 plens[BLOOM_PLEN_WORDS];
 
-	if (test_bit(BLOOM_C_LENGTHS_WARNED, &c->flags))
+	if (!p || test_bit(BLOOM_C_LENGTHS_WARNED, &c->flags))
 		return;
 	bloom_contents_plens(c, plens);
 	n = bloom_net_lookup_lengths(plens);

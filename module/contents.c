@@ -174,7 +174,7 @@ static void net_report(struct bloom_contents *c, struct bloom_report *r)
 	rcu_read_unlock();
 	n = bloom_net_lookup_lengths(plens);
 	r->st.est_fpr_ppb = bloom_lookup_fpr_ppb(r->st.est_fpr_ppb, n);
-	r->over |= n > bloom_geom_probes(&c->core.g);
+	r->over |= bloom_geom_over_lengths(&c->core.g, n);
 }
 
 /**

@@ -76,6 +76,7 @@ u64 bloom_array_bytes(const struct bloom_core *c);
 int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b);
 u64 bloom_theory_fpr_ppb(const struct bloom_geom *g, u64 n);
 unsigned int bloom_geom_probes(const struct bloom_geom *g);
+bool bloom_geom_over_lengths(const struct bloom_geom *g, unsigned int lengths);
 u64 bloom_probe_fpr_ppb(const struct bloom_geom *g, u64 lookup_ppb);
 u64 bloom_lookup_fpr_ppb(u64 probe_ppb, unsigned int probes);
 u64 bloom_theory_fpr_q32(const struct bloom_geom *g, u64 n);

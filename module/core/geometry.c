@@ -322,15 +322,31 @@ EXPORT_SYMBOL_GPL(bloom_theory_fpr_ppb);
  * bloom_geom_probes() - the prefix lengths a net lookup is sized for
  * @g: the geometry
  *
- * Return: P of BLOOM_F_PROBES(P), at least 1; 1 for other key types.
+ * Return: P of BLOOM_F_PROBES(P); 0 when not given (a filter sized by
+ * m and k alone, or made before lookups were sized), and for other key
+ * types.
  */
 unsigned int bloom_geom_probes(const struct bloom_geom *g)
 {
-	unsigned int p = (g->flags & BLOOM_F_PROBES_MASK) >>
-			 BLOOM_F_PROBES_SHIFT;
-
-	return g->key_type == BLOOM_KEY_NET && p ? p : 1;
+	if (g->key_type != BLOOM_KEY_NET)
+		return 0;
+	return (g->flags & BLOOM_F_PROBES_MASK) >> BLOOM_F_PROBES_SHIFT;
 }
+
+/**
+ * bloom_geom_over_lengths() - does a net filter probe more than it may?
+ * @g: the geometry
+ * @lengths: the lengths a lookup probes (bloom_net_lookup_lengths())
+ *
+ * Return: true past the P it was sized for; never without a P.
+ */
+bool bloom_geom_over_lengths(const struct bloom_geom *g, unsigned int lengths)
+{
+	unsigned int p = bloom_geom_probes(g);
+
+	return p && lengths > p;
+}
+EXPORT_SYMBOL_GPL(bloom_geom_over_lengths);
 EXPORT_SYMBOL_GPL(bloom_geom_probes);
 
 /**
@@ -340,13 +356,14 @@ EXPORT_SYMBOL_GPL(bloom_geom_probes);
  *
  * A net lookup of P probes matches falsely when any probe does: at most
  * P times a probe's rate (the union bound), so each probe gets 1/P of
- * the rate asked. Other keys take one probe a lookup.
+ * the rate asked. Other keys, and net filters without a P, are sized
+ * per probe.
  *
  * Return: the per-probe rate, at least 1 part per 10^9.
  */
 u64 bloom_probe_fpr_ppb(const struct bloom_geom *g, u64 lookup_ppb)
 {
-	u64 ppb = lookup_ppb / bloom_geom_probes(g);
+	u64 ppb = lookup_ppb / (bloom_geom_probes(g) ?: 1);
 
 	return ppb ? ppb : 1;
 }

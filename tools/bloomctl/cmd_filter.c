@@ -411,8 +411,11 @@ static void plens_json(struct json *j, const struct bloom_ioc_info *in)
 	json_close(j, ']');
 	json_u64(j, "lookup_lengths", n);
 	json_u64(j, "lookup_lengths_ipv4", ipv4_lengths(in));
-	json_u64(j, "lookup_lengths_sized_for", info_probes(in));
-	json_bool(j, "over_lengths", n > info_probes(in));
+	if (info_probes(in))
+		json_u64(j, "lookup_lengths_sized_for", info_probes(in));
+	else
+		json_null(j, "lookup_lengths_sized_for");
+	json_bool(j, "over_lengths", n > info_probes(in) && info_probes(in));
 }
 
 /* The newest stage of a growing filter. */
@@ -638,10 +641,14 @@ static void plens_text(const struct bloom_ioc_info *in)
 			printf(" %u", p);
 	printf("   (on 128 bits: IPv4 /24 is 120)\n");
 	n = bloom_net_lookup_lengths(in->plens);
-	printf("%-16s %u prefix lengths probed (an IPv4 address: %u), sized for %u%s\n",
-	       "lookup:", n, ipv4_lengths(in), info_probes(in),
-	       n > info_probes(in) ?
-	       " (OVER: false positives above what it was sized for)" : "");
+	printf("%-16s %u prefix lengths probed (an IPv4 address: %u)",
+	       "lookup:", n, ipv4_lengths(in));
+	if (!info_probes(in))
+		printf(", sized per probe (no --probes)\n");
+	else
+		printf(", sized for %u%s\n", info_probes(in),
+		       n > info_probes(in) ?
+		       " (OVER: false positives above what it was sized for)" : "");
 }
 
 /* What a figure covers: @aging for an aging filter, @stages a growing one. */

@@ -261,7 +261,7 @@ u16 geom_flags(const struct geom_opts *o)
 	return f;
 }
 
-/* The prefix lengths a net filter's lookups were sized for (at least 1). */
+/* The prefix lengths a net filter's lookups were sized for, or 0. */
 unsigned int info_probes(const struct bloom_ioc_info *in)
 {
 	struct bloom_geom g = { .key_type = in->key_type, .flags = in->flags };

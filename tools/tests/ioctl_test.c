@@ -256,6 +256,110 @@ static void test_create(void)
 	destroy("fixed");
 }
 
+/* Add @n IPv4 net keys to @name: the i-th a /@len of 10.i.0.0 onwards. */
+static int add_nets(const char *name, int n, int len, uint32_t base)
+{
+	struct bloom_key_net k[256];
+	struct bloom_key_addr a;
+	int i;
+
+	for (i = 0; i < n && i < 256; i++) {
+		memset(&k[i], 0, sizeof(k[i]));
+		addr4(&a, base + ((uint32_t)i << 16));
+		memcpy(k[i].addr, a.addr, 16);
+		k[i].plen = 96 + len;
+	}
+	return batch(BLOOM_IOC_ADD, name, k, i, sizeof(k[0]), NULL, NULL);
+}
+
+/* The "ok" or "over" column of @name's line in /proc/net/bloom. */
+static int proc_over(const char *name)
+{
+	FILE *proc = fopen("/proc/net/bloom", "r");
+	char line[512], n[64];
+	int over = -1;
+
+	while (proc && over < 0 && fgets(line, sizeof(line), proc))
+		if (sscanf(line, "%63s", n) == 1 && !strcmp(n, name))
+			over = strstr(line, " over ") != NULL;
+	if (proc)
+		fclose(proc);
+	return over;
+}
+
+/* 1 - (1 - (x/m)^k)^L: L probes of a standard filter with x bits set. */
+static double lookup_rate(const struct bloom_ioc_info *in, int lengths)
+{
+	double p = 1, miss = 1;
+	__u32 i;
+
+	for (i = 0; i < in->hashes; i++)
+		p *= (double)in->bits_set / (double)in->bits;
+	while (lengths--)
+		miss *= 1 - p;
+	return 1 - miss;
+}
+
+/*
+ * A net lookup probes every prefix length held, so CREATE sizes each
+ * probe at 1/P of the rate (BLOOM_F_PROBES), and INFO reports a lookup's
+ * rate. The expected figures come from the textbook formulas, not the
+ * module: m/n >= ln(P/E) / ln(2)^2 bits a key at a probe's rate E/P, and
+ * a lookup of L probes at rate p each is 1 - (1 - p)^L.
+ */
+static void test_net_probes(void)
+{
+	struct bloom_ioc_create c = { .capacity = 1000000, .fpr_ppb = 10000000,
+				      .key_type = BLOOM_KEY_NET,
+				      .flags = BLOOM_F_PROBES(8) };
+	struct bloom_ioc_info one, three;
+	double ratio;
+
+	name_of(c.name, "np");
+	expect_err("CREATE of a net filter for 8 probes", io(BLOOM_IOC_CREATE, &c), 0);
+	result(c.bits >= 13900000 && c.bits < 17000000,
+	       "each probe is sized at 1 %% / 8: m=%llu for 10^6 keys (at least 13.9e6)",
+	       (unsigned long long)c.bits);
+	destroy("np");
+	c.bits = c.hashes = 0;
+	c.flags = BLOOM_F_PROBES(BLOOM_PROBES_MAX + 1);
+	expect_err("CREATE for more probes than lengths exist",
+		   io(BLOOM_IOC_CREATE, &c), -EINVAL);
+	c.flags = BLOOM_F_PROBES(2);
+	c.key_type = BLOOM_KEY_ADDR;
+	expect_err("CREATE of an addr filter with probes", io(BLOOM_IOC_CREATE, &c),
+		   -EINVAL);
+
+	/* Keys at one length, or at three; each rate from its own fill. */
+	c = (struct bloom_ioc_create){ .bits = 8192, .hashes = 4,
+		.layout = BLOOM_LAYOUT_STANDARD, .key_type = BLOOM_KEY_NET,
+		.flags = BLOOM_F_PROBES(2) };
+	name_of(c.name, "n1");
+	expect_err("CREATE n1", io(BLOOM_IOC_CREATE, &c), 0);
+	name_of(c.name, "n3");
+	c.seed = 0;	/* CREATE wrote n1's */
+	expect_err("CREATE n3", io(BLOOM_IOC_CREATE, &c), 0);
+	add_nets("n1", 240, 32, 0x0a000001);
+	add_nets("n3", 80, 32, 0x0b000001);
+	add_nets("n3", 80, 24, 0x0c000100);
+	add_nets("n3", 80, 16, 0x0d000000);
+	expect_err("INFO n1", info("n1", &one), 0);
+	expect_err("INFO n3", info("n3", &three), 0);
+	ratio = (double)one.est_fpr_ppb / 1e9 / lookup_rate(&one, 1);
+	result(ratio > 0.9 && ratio < 1.1,
+	       "INFO of one length: a probe's rate (%llu ppb, x%.2f textbook)",
+	       (unsigned long long)one.est_fpr_ppb, ratio);
+	ratio = (double)three.est_fpr_ppb / 1e9 / lookup_rate(&three, 3);
+	result(ratio > 0.9 && ratio < 1.1,
+	       "INFO of three lengths: a lookup's rate over the three (%llu ppb, x%.2f textbook)",
+	       (unsigned long long)three.est_fpr_ppb, ratio);
+	result(proc_over("n1") == 0 && proc_over("n3") == 1,
+	       "/proc/net/bloom: one length of 2 is ok, three are over (%d, %d)",
+	       proc_over("n1"), proc_over("n3"));
+	destroy("n1");
+	destroy("n3");
+}
+
 /*
  * /proc/net/bloom names every layout and key type: one filter of each
  * pair, and each line says which. The names are the ABI's, written out
@@ -1323,6 +1427,7 @@ int main(int argc, char **argv)
 	test_version();
 	test_create_validation();
 	test_create();
+	test_net_probes();
 	test_proc_names();
 	test_batches();
 	test_counting();
