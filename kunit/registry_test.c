@@ -445,6 +445,37 @@ static void net_filter_matches_inside_prefix(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_net");
 }
 
+/*
+ * The families apart: IPv6 prefixes that cover ::ffff:0:0/96 (::/8, the
+ * first IPv6 bogon, and ::/0) match IPv6 addresses inside them and no
+ * IPv4 address; ::ffff:0:0/96 itself is IPv4's 0.0.0.0/0.
+ */
+static void net_families_are_apart(struct kunit *test)
+{
+	struct bloom_key_net v6_8 = { .plen = 8 }, v6_0 = { .plen = 0 };
+	struct bloom_key_net v4_all = {
+		.addr = { [10] = 0xff, [11] = 0xff }, .plen = 96,
+	};
+	u8 v4[16] = { [10] = 0xff, [11] = 0xff, 198, 51, 100, 7 };
+	u8 v6[16] = { 0x00, 0x12, [15] = 1 };	/* 12::1, inside ::/8 */
+	u8 v6_out[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, make("kunit_fam", BLOOM_KEY_NET, 0), 0);
+	f = bloom_get(&init_net, "kunit_fam");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, &v6_8, sizeof(v6_8)), 0);
+	KUNIT_EXPECT_TRUE(test, bloom_test_net(f, v6));
+	KUNIT_EXPECT_FALSE(test, bloom_test_net(f, v4));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, &v6_0, sizeof(v6_0)), 0);
+	KUNIT_EXPECT_TRUE(test, bloom_test_net(f, v6_out));
+	KUNIT_EXPECT_FALSE(test, bloom_test_net(f, v4));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, &v4_all, sizeof(v4_all)), 0);
+	KUNIT_EXPECT_TRUE(test, bloom_test_net(f, v4));
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_fam");
+}
+
 /* Delete a key from a held counting filter, as DEL does. */
 static int del_key(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -520,6 +551,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(limits_refuse_creation),
 	KUNIT_CASE(limits_ceiling_is_the_hosts),
 	KUNIT_CASE(net_filter_matches_inside_prefix),
+	KUNIT_CASE(net_families_are_apart),
 	{}
 };
 

@@ -854,6 +854,28 @@ int cmd_test(int argc, char **argv)
 	return status;
 }
 
+/*
+ * count of a bare address in a net filter answers as test does, as a
+ * packet: the count of the longest prefix of it the filter holds.
+ */
+static u8 count_as_packet(struct keys_cmd *k)
+{
+	struct keylist probes = { .type = BLOOM_KEY_NET,
+				  .stride = sizeof(struct bloom_key_net) };
+	u8 count = 0, *counts;
+	size_t j;
+
+	push_probes(k, 0, &probes);
+	counts = xcalloc(probes.count + 1, 1);
+	if (probes.count)
+		send_keys(k, &probes, BLOOM_IOC_COUNT, counts, NULL);
+	for (j = 0; j < probes.count && !count; j++)	/* longest first */
+		count = counts[j];
+	free(counts);
+	keylist_free(&probes);
+	return count;
+}
+
 int cmd_count(int argc, char **argv)
 {
 	struct keys_cmd k;
@@ -865,12 +887,16 @@ int cmd_count(int argc, char **argv)
 	if (k.in.nfiles || k.in.nargs != 1)
 		usage_error(argv[0], "want NAME KEY");
 	keys_load(&k);
-	/* A prefix stored as several: the smallest of their counts. */
-	counts = xcalloc(k.kl.count + 1, 1);
-	send_keys(&k, &k.kl, BLOOM_IOC_COUNT, counts, NULL);
-	for (i = 0, count = counts[0]; i < k.kl.count; i++)
-		count = min(count, counts[i]);
-	free(counts);
+	if (k.kl.type == BLOOM_KEY_NET && longest_prefix(&k, 0)) {
+		count = count_as_packet(&k);
+	} else {
+		/* A prefix stored as several: the smallest of their counts. */
+		counts = xcalloc(k.kl.count + 1, 1);
+		send_keys(&k, &k.kl, BLOOM_IOC_COUNT, counts, NULL);
+		for (i = 0, count = counts[0]; i < k.kl.count; i++)
+			count = min(count, counts[i]);
+		free(counts);
+	}
 	if (opts.format == OUT_JSON) {
 		json_start(&j);
 		json_object(&j, NULL);

@@ -398,6 +398,8 @@ int cmd_build(int argc, char **argv)
 	in.args = argv + optind;
 	in.nargs = argc - optind;
 	po.force = force;
+	if (po.probes && o.key_type != BLOOM_KEY_NET)
+		usage_error(argv[0], "--probes is for net filters (--key net)");
 	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE)
 		build_static_keys(out, &o, &po, fp_bits, &in, compress);
 	else

@@ -75,7 +75,10 @@
 "                     'all' (every length listed: no expansion) or 'auto'\n" \
 "                     (default: the fewest lengths that at most double the\n" \
 "                     keys, within the capacity when it is given)\n" \
-"      --probes P     at most P lengths, the fewest keys for them\n"
+"      --probes P     at most P lengths, the fewest keys for them\n" \
+"A lookup probes each length the filter holds (an IPv4 address only the\n" \
+"IPv4 ones), and --fp-rate is a lookup's rate. add never takes a filter\n" \
+"past the lengths it was created for (create --probes) unless --force.\n"
 
 #define OUT_HELP \
 "--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
@@ -91,6 +94,11 @@ const struct command commands[] = {
 	  GEOMETRY_HELP
 	  "      --exist        no error if an identical filter (layout, key type,\n"
 	  "                     m and k, and seed if given) exists: scripts can rerun\n"
+	  "      --probes P     net: a lookup probes at most P prefix lengths (1 to\n"
+	  "                     129, default 16); each probe is sized at E/P so that\n"
+	  "                     a lookup, as a packet sees it, stays at E. For net,\n"
+	  "                     --capacity counts prefixes as listed (twice as many\n"
+	  "                     keys are held: what add stores a list as by default)\n"
 	  "\nAging (time-decaying) filters, for dedup (\"seen in the last T?\"):\n"
 	  "      --rotate T     rotate every T (500ms, 60s, 5m, 1h; plain number: s;\n"
 	  "                     at least 100ms)\n"
