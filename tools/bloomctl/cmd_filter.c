@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -397,6 +398,21 @@ static unsigned int ipv4_lengths(const struct bloom_ioc_info *in)
 }
 
 /*
+ * An IPv4 lookup's rate: the kernel reports the rate over every length
+ * held (an IPv6 address's), 1 - (1 - p)^L; an IPv4 address probes L4 of
+ * them, at 1 - (1 - p)^L4.
+ */
+static double ipv4_rate(const struct bloom_ioc_info *in)
+{
+	unsigned int n = bloom_net_lookup_lengths(in->plens);
+	double miss = 1 - (double)in->est_fpr_ppb / BLOOM_PPB;
+
+	if (!n)
+		return 0;
+	return 1 - pow(miss, (double)ipv4_lengths(in) / n);
+}
+
+/*
  * A net lookup probes every length held of its family: the most (an
  * IPv6 address's), the IPv4 ones, and the P it was sized for.
  */
@@ -411,6 +427,7 @@ static void plens_json(struct json *j, const struct bloom_ioc_info *in)
 	json_close(j, ']');
 	json_u64(j, "lookup_lengths", n);
 	json_u64(j, "lookup_lengths_ipv4", ipv4_lengths(in));
+	json_double(j, "estimated_fp_rate_ipv4", ipv4_rate(in));
 	if (info_probes(in))
 		json_u64(j, "lookup_lengths_sized_for", info_probes(in));
 	else
@@ -720,8 +737,12 @@ static void info_text(const struct bloom_ioc_info *in,
 	else
 		printf("%-16s %llu\n", "estimated keys:",
 		       (unsigned long long)in->est_card);
-	printf("%-16s %s%s\n", "fp rate now:", fpr,
-	       in->key_type == BLOOM_KEY_NET ? " per lookup" : "");
+	printf("%-16s %s", "fp rate now:", fpr);
+	if (in->key_type == BLOOM_KEY_NET) {
+		human_rate((u64)(ipv4_rate(in) * BLOOM_PPB), fpr, sizeof(fpr));
+		printf(" per lookup (an IPv4 address: %s)", fpr);
+	}
+	printf("\n");
 	printf("%-16s %llu / %llu\n", "hits / misses:",
 	       (unsigned long long)in->hits, (unsigned long long)in->misses);
 	printf("%-16s %u\n", "users:", in->users);
