@@ -103,7 +103,8 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 		return -EINVAL;
 	if (g.layout >= BLOOM_LAYOUT_MAX)
 		return -EINVAL;
-	if (by_rate && cr->fpr_ppb > BLOOM_PPB / 2)
+	/* As sized before P: the first stage's rate at most one half. */
+	if (by_rate && first_rate(cr) > BLOOM_PPB / 2)
 		return -EINVAL;
 	if (by_rate) {
 		/* The rate asked is a lookup's; a net lookup takes P probes. */

@@ -170,7 +170,10 @@ struct bloom_key_digest {
  * CREATE sizes each probe at fpr_ppb / P, so that a lookup over at most P
  * lengths keeps the rate asked, and the filter is over its design (as
  * past its capacity) once it holds more than P lengths. P is at most
- * BLOOM_PROBES_MAX; 0 (filters and snapshots from before) counts as 1.
+ * BLOOM_PROBES_MAX. Without one (0: sized by m and k alone, or made
+ * before lookups were sized) a probe is sized at fpr_ppb and the filter
+ * is never over on lengths. A kernel older than P refuses these flags
+ * (EINVAL), and its snapshots with them.
  */
 #define BLOOM_F_FIXED_SEED	(1U << 0)	/* seed given by the user */
 #define BLOOM_F_PROBES_SHIFT	8

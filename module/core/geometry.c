@@ -332,6 +332,7 @@ unsigned int bloom_geom_probes(const struct bloom_geom *g)
 		return 0;
 	return (g->flags & BLOOM_F_PROBES_MASK) >> BLOOM_F_PROBES_SHIFT;
 }
+EXPORT_SYMBOL_GPL(bloom_geom_probes);
 
 /**
  * bloom_geom_over_lengths() - does a net filter probe more than it may?
@@ -347,7 +348,6 @@ bool bloom_geom_over_lengths(const struct bloom_geom *g, unsigned int lengths)
 	return p && lengths > p;
 }
 EXPORT_SYMBOL_GPL(bloom_geom_over_lengths);
-EXPORT_SYMBOL_GPL(bloom_geom_probes);
 
 /**
  * bloom_probe_fpr_ppb() - the rate each probe is sized at

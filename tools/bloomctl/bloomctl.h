@@ -459,6 +459,8 @@ size_t prefix_expand(const void *keys, size_t n, size_t stride,
 				  size_t origin),
 		     void *ctx);
 u64 prefix_keys(const u64 *hist, const struct plen_set *lens);
+unsigned int prefix_stored_lengths(const u64 *hist,
+				   const struct plen_set *lens);
 void prefix_covers(const struct bloom_key_net *k, unsigned int t,
 		   struct keylist *out);
 void lengths_text(const struct plen_set *s, char *buf, size_t size);

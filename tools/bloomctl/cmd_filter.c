@@ -91,10 +91,9 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 	       (unsigned long long)cr->capacity, size,
 	       (unsigned long long)cr->seed);
 	if (cr->key_type == BLOOM_KEY_NET && cr->fpr_ppb)
-		printf("  net: capacity in keys, for %llu prefixes as listed (add stores them as at most twice as many); a lookup probes at most %u prefix lengths, %s each\n",
+		printf("  net: capacity in keys, for %llu prefixes as listed (add stores them as at most twice as many); the rate is a lookup's over up to %u prefix lengths\n",
 		       (unsigned long long)(cr->capacity / EXPAND_BUDGET),
-		       bloom_geom_probes(&core->g),
-		       "sized at the rate over that many");
+		       bloom_geom_probes(&core->g));
 	if (cr->generations)
 		printf("  aging: %u generations, rotated every %u ms%s; capacity and memory are per generation\n",
 		       cr->generations, cr->period_ms,

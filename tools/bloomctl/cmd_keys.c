@@ -375,7 +375,7 @@ static const char *capacity_why(const struct keys_cmd *k,
 	struct bloom_geom g = {
 		.bits = k->info.bits, .hashes = k->info.hashes,
 		.layout = k->info.layout, .key_type = k->info.key_type,
-		.capacity = k->info.capacity,
+		.capacity = k->info.capacity, .flags = k->info.flags,
 	};
 
 	if (stage_count(sl)) {

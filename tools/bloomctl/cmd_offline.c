@@ -295,6 +295,7 @@ static void build_static_keys(const char *path, struct geom_opts *o,
 
 	keylist_load(&kl, (u8)o->key_type, in, "build");
 	if (kl.type == BLOOM_KEY_NET) {
+		geom_net_capacity(o);	/* -n: prefixes, as for the others */
 		prefix_histogram(&kl, hist);
 		prefix_plan(po, hist, kl.count, NULL, o->capacity, &lens,
 			    "build");
@@ -305,9 +306,33 @@ static void build_static_keys(const char *path, struct geom_opts *o,
 	keylist_free(&kl);
 }
 
+/*
+ * A net list's lengths and the P it is sized for. Given a size and
+ * letting bloomctl choose the lengths, build is create and add: P is
+ * --probes, or create's default, and the lengths add's choice within
+ * it. Otherwise P is exactly the lengths stored.
+ */
+static void build_net_plan(struct build_run *b, struct geom_opts *o,
+			   struct prefix_opts *po)
+{
+	bool as_create = (o->capacity || o->bits || o->hashes) &&
+			 po->mode == PREFIX_AUTO;
+
+	/* -n counts prefixes (geom.c); the keys counted are keys. */
+	geom_net_capacity(o);
+	o->net_doubled = true;
+	if (as_create)
+		po->lookup_max = po->probes ?: NET_PROBES_DEFAULT;
+	prefix_plan(po, b->hist, b->listed, NULL, o->capacity, &b->lens,
+		    b->cmd);
+	b->stored = prefix_keys(b->hist, &b->lens);
+	o->probes = as_create ? po->lookup_max :
+		    max(prefix_stored_lengths(b->hist, &b->lens), 1U);
+}
+
 /* Any other filter, from its input read in passes. */
 static void build_streamed(const char *path, struct geom_opts *o,
-			   const struct prefix_opts *po,
+			   struct prefix_opts *po,
 			   const struct key_input *in, bool force,
 			   bool compress)
 {
@@ -323,16 +348,8 @@ static void build_streamed(const char *path, struct geom_opts *o,
 	}
 	key_stream_pass(&b.ks, "reading", build_counted, &b);
 	b.stored = b.listed;
-	if (b.ks.type == BLOOM_KEY_NET) {
-		/* -n counts prefixes (geom.c); the keys counted are keys. */
-		geom_net_capacity(o);
-		o->net_doubled = true;
-		prefix_plan(po, b.hist, b.listed, NULL, o->capacity, &b.lens,
-			    b.cmd);
-		b.stored = prefix_keys(b.hist, &b.lens);
-		/* Sized for a lookup over exactly the lengths chosen. */
-		o->probes = max(plen_count(&b.lens), 1U);
-	}
+	if (b.ks.type == BLOOM_KEY_NET)
+		build_net_plan(&b, o, po);
 	if (!o->capacity && !o->bits && !o->hashes) {
 		count_distinct(&b);
 		o->capacity = max(b.keys, (u64)1);

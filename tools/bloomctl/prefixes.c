@@ -528,20 +528,48 @@ static void add_lengths_within(const u64 *hist, u64 budget,
 }
 
 /*
+ * The lengths keys of @hist are stored at with @lens: their targets, a
+ * prefix's own length where no length of @lens is within reach.
+ */
+static void stored_lengths(const u64 *hist, const struct plen_set *lens,
+			   struct plen_set *out)
+{
+	unsigned int l;
+
+	memset(out, 0, sizeof(*out));
+	for (l = 0; l <= BLOOM_PLEN_MAX; l++)
+		if (hist[l])
+			plen_put(out, plen_target(lens, l));
+}
+
+/* How many lengths the keys of @hist go to with @lens. */
+unsigned int prefix_stored_lengths(const u64 *hist,
+				   const struct plen_set *lens)
+{
+	struct plen_set s;
+
+	stored_lengths(hist, lens, &s);
+	return plen_count(&s);
+}
+
+/*
  * A lookup probes every length held: refuse lengths that, with those
  * held, are more than the filter's P (--probes at create), unless forced.
  */
-static void check_lookup(const struct prefix_opts *po,
+static void check_lookup(const struct prefix_opts *po, const u64 *hist,
 			 const struct plen_set *held,
 			 const struct plen_set *lens, const char *cmd)
 {
-	struct plen_set all = *lens;
+	struct plen_set all;
 	unsigned int i, n;
 
+	stored_lengths(hist, lens, &all);
 	for (i = 0; held && i < BLOOM_PLEN_WORDS; i++)
 		all.w[i] |= held->w[i];
 	n = plen_count(&all);
-	if (!po->lookup_max || n <= po->lookup_max || po->force)
+	/* Over already (forced): keys at the lengths held add no probe. */
+	if (!po->lookup_max || n <= po->lookup_max || po->force ||
+	    (held && n == plen_count(held)))
 		return;
 	die("%s: a lookup would probe %u prefix lengths, more than the %u the filter was sized for, and its false-positive rate would be about %u times the one asked: create it with --probes %u (bloomctl calc -f LIST tells the keys and lengths of a list), give fewer --prefix-lengths, or --force",
 	    cmd, n, po->lookup_max, DIV_ROUND_UP(n, po->lookup_max), n);
@@ -588,6 +616,7 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 		}
 		*lens = *held;
 		add_lengths_within(hist, budget, po->lookup_max, lens);
+		check_lookup(po, hist, held, lens, cmd);
 		return;
 	}
 	memset(lens, 0, sizeof(*lens));
@@ -595,7 +624,7 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
 			if (hist[i])
 				plen_put(lens, i);
-		check_lookup(po, held, lens, cmd);
+		check_lookup(po, hist, held, lens, cmd);
 		return;
 	}
 	if (po->mode == PREFIX_LIST) {
@@ -610,7 +639,7 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 			    room ? "the filter has room for" : "bloomctl makes,",
 			    (unsigned long long)limit);
 		}
-		check_lookup(po, held, lens, cmd);
+		check_lookup(po, hist, held, lens, cmd);
 		return;
 	}
 	/* The fewest lengths within the budget, or keys within --probes. */
@@ -618,7 +647,7 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 			   po->probes ? 0 : budget, lens) && count)
 		die("%s: no %u prefix lengths hold these prefixes: one would become more than 2^%d keys (give more --probes)",
 		    cmd, po->probes ?: po->lookup_max, EXPAND_MAX_BITS);
-	check_lookup(po, held, lens, cmd);
+	check_lookup(po, hist, held, lens, cmd);
 }
 
 /* --prefix-lengths all|LIST (IPv4 lengths, or IPv6 ones after "6:") */

@@ -196,7 +196,8 @@ void transport_geom(const struct geom_opts *o, struct bloom_geom *g)
 {
 	struct transport_plan *p = xmalloc(sizeof(*p));
 
-	plan(o->capacity, o->fpr_ppb, max_mem_of(o), p);
+	/* A net lookup's rate over its P probes (g's flags hold P). */
+	plan(o->capacity, bloom_probe_fpr_ppb(g, o->fpr_ppb), max_mem_of(o), p);
 	if (!p->best)
 		no_fit("build", o);
 	g->bits = p->best->g.bits;
