@@ -716,6 +716,36 @@ static int restore(const char *name, void *buf, size_t len, __u32 flags)
 	return io(BLOOM_IOC_RESTORE, &r);
 }
 
+/* P goes with a snapshot: SAVE writes it, RESTORE gives it back. */
+static void test_net_probes_snapshot(void)
+{
+	struct bloom_ioc_create c = { .bits = 8192, .hashes = 4,
+				      .key_type = BLOOM_KEY_NET,
+				      .flags = BLOOM_F_PROBES(5) };
+	struct bloom_ioc_info in;
+	unsigned char *img;
+	size_t len;
+
+	name_of(c.name, "ps");
+	expect_err("CREATE of a net filter for 5 probes",
+		   io(BLOOM_IOC_CREATE, &c), 0);
+	add_nets("ps", 10, 24, 0x0c000100);
+	img = save("ps", &len);
+	result(img != NULL, "SAVE of a net filter for 5 probes");
+	if (img) {
+		seal(img, len);
+		expect_err("RESTORE of it under a new name",
+			   restore("ps2", img, len, 0), 0);
+		expect_err("INFO of the restored filter", info("ps2", &in), 0);
+		result((in.flags & BLOOM_F_PROBES_MASK) == BLOOM_F_PROBES(5),
+		       "the restored filter is sized for the same 5 probes (flags 0x%x)",
+		       in.flags);
+		free(img);
+	}
+	destroy("ps");
+	destroy("ps2");
+}
+
 static int create_aged(const char *name, __u8 gens, __u32 period_ms,
 		       __u8 age_flags, __u64 capacity)
 {
@@ -1428,6 +1458,7 @@ int main(int argc, char **argv)
 	test_create_validation();
 	test_create();
 	test_net_probes();
+	test_net_probes_snapshot();
 	test_proc_names();
 	test_batches();
 	test_counting();
