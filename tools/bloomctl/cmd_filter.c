@@ -268,6 +268,10 @@ int cmd_create(int argc, char **argv)
 		create_exists(name, &o);
 		return EXIT_OK;
 	}
+	/* The rest was checked here; a bloom.ko from before P refuses it. */
+	if (err == -EINVAL && (cr.flags & BLOOM_F_PROBES_MASK))
+		die("create %s: the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses a net filter's --probes: load the module that came with it",
+		    name);
 	if (err)
 		die_dev(what_of("create", name), err, name);
 
