@@ -441,8 +441,7 @@ struct prefix_opts {
 	int mode;		/* PREFIX_* */
 	struct plen_set lens;	/* PREFIX_LIST */
 	unsigned int probes;	/* PREFIX_AUTO: at most this many; 0: any */
-	unsigned int lookup_max;	/* the filter's P: lengths held and new
-					 * at most this many; 0: any */
+	unsigned int lookup_max;	/* the filter's P, or 0 */
 	bool force;		/* past the room or P, as --force */
 };
 

@@ -330,14 +330,16 @@ const char *capacity_problem(const char *what, const struct bloom_geom *g,
 	unsigned int p = bloom_geom_probes(g) ?: 1;
 	static char buf[512];
 	char now[32], sized[32];
+	u64 at_keys, at_capacity;
 
 	if (!bloom_over_capacity(g, keys))
 		return NULL;
 	/* A net lookup's, over the P probes it was sized for. */
-	snprintf(now, sizeof(now), "%.4g%%", (double)bloom_lookup_fpr_ppb(
-		 bloom_theory_fpr_ppb(g, keys), p) / 1e7);
-	snprintf(sized, sizeof(sized), "%.4g%%", (double)bloom_lookup_fpr_ppb(
-		 bloom_theory_fpr_ppb(g, g->capacity), p) / 1e7);
+	at_keys = bloom_lookup_fpr_ppb(bloom_theory_fpr_ppb(g, keys), p);
+	at_capacity = bloom_lookup_fpr_ppb(bloom_theory_fpr_ppb(g, g->capacity),
+					   p);
+	snprintf(now, sizeof(now), "%.4g%%", (double)at_keys / 1e7);
+	snprintf(sized, sizeof(sized), "%.4g%%", (double)at_capacity / 1e7);
 	snprintf(buf, sizeof(buf),
 		 "%s: %llu keys would be past the filter's capacity of %llu: its false-positive rate would be about %s (sized for %s); use --force to go on anyway, or make a larger filter",
 		 what, (unsigned long long)keys, (unsigned long long)g->capacity,

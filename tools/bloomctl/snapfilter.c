@@ -63,8 +63,9 @@ static void file_stats(struct snap_filter *sf, struct bloom_ioc_info *in)
 	in->est_fpr_ppb = sum.est_fpr_ppb;
 	/* A net lookup's, as the kernel reports it (contents.c). */
 	if (sf->core[0].g.key_type == BLOOM_KEY_NET)
-		in->est_fpr_ppb = bloom_lookup_fpr_ppb(in->est_fpr_ppb,
-					bloom_net_lookup_lengths(in->plens));
+		in->est_fpr_ppb =
+			bloom_lookup_fpr_ppb(in->est_fpr_ppb,
+					     bloom_net_lookup_lengths(in->plens));
 	in->inserted = sum.inserted;
 	in->mem_bytes = sum.mem_bytes;
 }

@@ -281,7 +281,7 @@ static int proc_over(const char *name)
 
 	while (proc && over < 0 && fgets(line, sizeof(line), proc))
 		if (sscanf(line, "%63s", n) == 1 && !strcmp(n, name))
-			over = strstr(line, " over ") != NULL;
+			over = !!strstr(line, " over ");
 	if (proc)
 		fclose(proc);
 	return over;
@@ -321,7 +321,8 @@ static void test_net_probes(void)
 	       "each probe is sized at 1 %% / 8: m=%llu for 10^6 keys (at least 13.9e6)",
 	       (unsigned long long)c.bits);
 	destroy("np");
-	c.bits = c.hashes = 0;
+	c.bits = 0;
+	c.hashes = 0;
 	c.flags = BLOOM_F_PROBES(BLOOM_PROBES_MAX + 1);
 	expect_err("CREATE for more probes than lengths exist",
 		   io(BLOOM_IOC_CREATE, &c), -EINVAL);
@@ -731,7 +732,7 @@ static void test_net_probes_snapshot(void)
 		   io(BLOOM_IOC_CREATE, &c), 0);
 	add_nets("ps", 10, 24, 0x0c000100);
 	img = save("ps", &len);
-	result(img != NULL, "SAVE of a net filter for 5 probes");
+	result(!!img, "SAVE of a net filter for 5 probes");
 	if (img) {
 		seal(img, len);
 		expect_err("RESTORE of it under a new name",
