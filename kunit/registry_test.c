@@ -423,6 +423,17 @@ static void limits_ceiling_is_the_hosts(struct kunit *test)
 						    true), 0);
 }
 
+/* A new net filter @name, held; the case stops if it cannot be made. */
+static struct bloom_filter *held_net(struct kunit *test, const char *name)
+{
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, make(name, BLOOM_KEY_NET, 0), 0);
+	f = bloom_get(&init_net, name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	return f;
+}
+
 static void net_filter_matches_inside_prefix(struct kunit *test)
 {
 	struct bloom_key_net key = {
@@ -433,9 +444,7 @@ static void net_filter_matches_inside_prefix(struct kunit *test)
 	u8 outside[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 3, 1 };
 	struct bloom_filter *f;
 
-	KUNIT_ASSERT_EQ(test, make("kunit_net", BLOOM_KEY_NET, 0), 0);
-	f = bloom_get(&init_net, "kunit_net");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	f = held_net(test, "kunit_net");
 	KUNIT_EXPECT_EQ(test, bloom_add(f, &key, sizeof(key)), 0);
 	KUNIT_EXPECT_TRUE(test, bloom_test_net(f, inside));
 	KUNIT_EXPECT_FALSE(test, bloom_test_net(f, outside));
@@ -461,9 +470,7 @@ static void net_families_are_apart(struct kunit *test)
 	u8 v6_out[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 	struct bloom_filter *f;
 
-	KUNIT_ASSERT_EQ(test, make("kunit_fam", BLOOM_KEY_NET, 0), 0);
-	f = bloom_get(&init_net, "kunit_fam");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	f = held_net(test, "kunit_fam");
 	KUNIT_EXPECT_EQ(test, bloom_add(f, &v6_8, sizeof(v6_8)), 0);
 	KUNIT_EXPECT_TRUE(test, bloom_test_net(f, v6));
 	KUNIT_EXPECT_FALSE(test, bloom_test_net(f, v4));
