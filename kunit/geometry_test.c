@@ -29,6 +29,10 @@ static const struct bad_geom_case bad_geom_cases[] = {
 	  .key_type = BLOOM_KEY_DIGEST_V1 }, -EINVAL },
 	{ "unknown flag", { .bits = 1024, .hashes = 3, .flags = 0x8000 },
 	  -EINVAL },
+	/* Its next stages, sized from that capacity, would be huge. */
+	{ "growing, first stage of 512 bits for 5e7 keys",
+	  { .bits = 512, .hashes = 7, .capacity = 50000000, .stages_max = 16,
+	    .growth = 2, .tighten_pct = 50 }, -EINVAL },
 };
 
 static void bad_geom_desc(const struct bad_geom_case *t, char *desc)

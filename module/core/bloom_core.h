@@ -204,6 +204,11 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 			u64 h, struct bloom_cuckoo_node *q,
 			const struct bloom_cuckoo_mover *mv, u64 *moves,
 			bool copy);
+int bloom_cuckoo_insert_within(const struct bloom_core *c,
+			       struct bloom_bits *b, u64 h,
+			       struct bloom_cuckoo_node *q, unsigned int nodes,
+			       const struct bloom_cuckoo_mover *mv, u64 *moves,
+			       bool copy);
 int bloom_cuckoo_delete(const struct bloom_core *c, struct bloom_bits *b,
 			u64 h, const struct bloom_cuckoo_mover *mv);
 u64 bloom_cuckoo_used(const struct bloom_core *c, const struct bloom_bits *b);
@@ -390,6 +395,7 @@ u64 bloom_fill_fpr_q32(u64 x, u64 units, u32 k);
 struct bloom_snap_info {
 	struct bloom_geom geom;
 	u32	stages;		/* scalable: how many the payload holds */
+	u64	stage_words;	/* scalable: their arrays' words, together */
 	u64	inserted;
 	u64	plens[BLOOM_PLEN_WORDS];
 	u64	payload_len;
@@ -404,7 +410,8 @@ static inline bool bloom_over_capacity(const struct bloom_geom *g,
 }
 
 u64 bloom_snap_payload_bytes(const struct bloom_core *c);
-int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes);
+int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes,
+			 u64 *words);
 int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 			 struct bloom_snap_info *info);
 void bloom_snap_make_hdr(const struct bloom_core *c,

@@ -160,10 +160,14 @@ bool bloom_cuckoo_test(const struct bloom_core *c, const struct bloom_bits *b,
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_test);
 
-/* Node @n's parent chain is the path; a root's parent is itself. */
+/*
+ * Node @n's parent chain is the path; a root's parent is itself. At most
+ * @nodes buckets are queued.
+ */
 static int search(const struct bloom_core *c, const struct bloom_bits *b,
 		  const struct bloom_cuckoo_key *k,
-		  struct bloom_cuckoo_node *q, int *free_slot)
+		  struct bloom_cuckoo_node *q, unsigned int nodes,
+		  int *free_slot)
 {
 	unsigned int head, tail = 0, j;
 
@@ -180,7 +184,7 @@ static int search(const struct bloom_core *c, const struct bloom_bits *b,
 			u64 to = bloom_cuckoo_alt(c, n->bucket, fp);
 			int slot = bloom_cuckoo_find(c, b, to, 0);
 
-			if (tail == BLOOM_CUCKOO_NODES)
+			if (tail == nodes)
 				return -ENOSPC;
 			q[tail++] = (struct bloom_cuckoo_node){
 				to, head, j, n->depth + 1 };
@@ -229,11 +233,14 @@ static unsigned int shift_chain(const struct bloom_core *c,
 }
 
 /**
- * bloom_cuckoo_insert() - add a key
+ * bloom_cuckoo_insert_within() - add a key, searching at most @nodes buckets
  * @c: the table's core
  * @b: the table; writers serialised by the caller
  * @h: bloom_hash() of the key
- * @q: scratch of BLOOM_CUCKOO_NODES nodes
+ * @q: scratch of @nodes nodes
+ * @nodes: buckets the search may queue, at most BLOOM_CUCKOO_NODES: fewer
+ *	bound the time an insert into a nearly full table takes, and fail
+ *	a little earlier
  * @mv: hooks around each slot written, or NULL
  * @moves: incremented by the moves made, or NULL
  * @copy: store a copy even when the fingerprint is there already
@@ -249,10 +256,11 @@ static unsigned int shift_chain(const struct bloom_core *c,
  * copy was stored), 0 if stored, -ENOSPC if it fits nowhere (the table
  * is unchanged).
  */
-int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
-			u64 h, struct bloom_cuckoo_node *q,
-			const struct bloom_cuckoo_mover *mv, u64 *moves,
-			bool copy)
+int bloom_cuckoo_insert_within(const struct bloom_core *c,
+			       struct bloom_bits *b, u64 h,
+			       struct bloom_cuckoo_node *q, unsigned int nodes,
+			       const struct bloom_cuckoo_mover *mv, u64 *moves,
+			       bool copy)
 {
 	struct bloom_cuckoo_key k;
 	int slot, n, present;
@@ -269,7 +277,7 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 		slot = bloom_cuckoo_find(c, b, i, 0);
 	}
 	if (slot < 0) {
-		n = search(c, b, &k, q, &slot);
+		n = search(c, b, &k, q, nodes, &slot);
 		if (n < 0)
 			return n;
 		if (moves)
@@ -282,6 +290,28 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 	write_slot(c, b, i, slot, k.fp, mv, false);
 	bloom_word_add(&b->inserted, 1);
 	return present;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_insert_within);
+
+/**
+ * bloom_cuckoo_insert() - add a key, searching up to BLOOM_CUCKOO_NODES
+ * @c: the table's core
+ * @b: the table; writers serialised by the caller
+ * @h: bloom_hash() of the key
+ * @q: scratch of BLOOM_CUCKOO_NODES nodes
+ * @mv: hooks around each slot written, or NULL
+ * @moves: incremented by the moves made, or NULL
+ * @copy: store a copy even when the fingerprint is there already
+ *
+ * Return: as bloom_cuckoo_insert_within().
+ */
+int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
+			u64 h, struct bloom_cuckoo_node *q,
+			const struct bloom_cuckoo_mover *mv, u64 *moves,
+			bool copy)
+{
+	return bloom_cuckoo_insert_within(c, b, h, q, BLOOM_CUCKOO_NODES, mv,
+					  moves, copy);
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_insert);
 

@@ -19,11 +19,15 @@ static u64 max_units(u8 layout)
 /*
  * A scalable filter: stages of a layout that probes one way (a counting
  * filter's deletes would have to find the stage a key went to), no
- * aging, growth and tightening in range.
+ * aging, growth and tightening in range. The first stage holds no more
+ * keys than it has bits: the next stages are sized from its capacity
+ * and its rate there, so a small first stage that claimed a large
+ * capacity would make them far larger than itself.
  */
 static int scalable_check(const struct bloom_geom *g)
 {
-	if (g->gens || g->period_ms || g->age_flags ||
+	if (g->capacity > g->bits ||
+	    g->gens || g->period_ms || g->age_flags ||
 	    g->layout == BLOOM_LAYOUT_COUNTING ||
 	    g->stages_max > BLOOM_STAGES_MAX ||
 	    g->growth < BLOOM_GROWTH_MIN || g->growth > BLOOM_GROWTH_MAX ||

@@ -28,10 +28,15 @@ EXPORT_SYMBOL_GPL(bloom_snap_payload_bytes);
  * @g: the filter's (first stage's) geometry
  * @stages: how many stages it holds
  * @bytes: set to @stages records and the arrays of stages 0..@stages-1
+ * @words: set to the words of those arrays
+ *
+ * Computes each stage's geometry once, a few milliseconds a stage: in
+ * the kernel it reschedules between them.
  *
  * Return: 0, or -E2BIG when a stage is over the size cap.
  */
-int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes)
+int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes,
+			 u64 *words)
 {
 	struct bloom_geom sg;
 	struct bloom_core c;
@@ -39,21 +44,19 @@ int bloom_stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes)
 	int err;
 
 	*bytes = (u64)stages * sizeof(struct bloom_snap_stage);
+	*words = 0;
 	for (i = 0; i < stages; i++) {
 		err = bloom_stage_geom(g, i, &sg);
 		if (err)
 			return err;
 		bloom_core_init(&c, &sg);
 		*bytes += bloom_array_bytes(&c);
+		*words += c.nwords;
+		bloom_resched();
 	}
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bloom_stages_payload);
-
-static int stages_payload(const struct bloom_geom *g, u32 stages, u64 *bytes)
-{
-	return stages ? bloom_stages_payload(g, stages, bytes) : 0;
-}
 
 /**
  * bloom_snap_check_hdr() - validate a snapshot header
@@ -153,11 +156,14 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	if (info->plens[BLOOM_PLEN_WORDS - 1] >> 1)
 		return -EINVAL;		/* prefix lengths beyond 128 */
 	bloom_core_init(&c, &info->geom);
-	err = stages_payload(&info->geom, info->stages, &bytes);
+	info->stage_words = 0;
+	if (info->stages)
+		err = bloom_stages_payload(&info->geom, info->stages, &bytes,
+					   &info->stage_words);
+	else
+		bytes = bloom_snap_payload_bytes(&c);
 	if (err)
 		return err;
-	if (!info->stages)
-		bytes = bloom_snap_payload_bytes(&c);
 	if (info->payload_len != bytes ||
 	    file_len - sizeof(*h) != info->payload_len)
 		return -EMSGSIZE;

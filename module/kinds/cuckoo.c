@@ -6,7 +6,19 @@
  * Writers (add, delete, and the moves an add makes) are serialised by
  * @lock, taken with bottom halves off: the packet path adds from softirq
  * (--bloom-update). A writer holds it for one insert: a search over at
- * most BLOOM_CUCKOO_NODES buckets and at most BLOOM_CUCKOO_MOVES moves.
+ * most BLOOM_CUCKOO_NODES buckets (PACKET_NODES outside process context)
+ * and at most BLOOM_CUCKOO_MOVES moves.
+ *
+ * A nearly full table makes that search long, and a full one makes it
+ * fail after looking at every bucket it may. So a test-and-add (the
+ * packet path's --bloom-update, the kfuncs, bloom_test_and_add()), and
+ * any add outside process context, refuses a new key without taking the
+ * lock when the table is at its capacity or a search has failed since
+ * the last delete (TABLE_FULL): a full table costs the packet path one
+ * read, not a search under the lock. Adds from /dev/bloom and
+ * bloom_add() in process context still search, as far as
+ * BLOOM_CUCKOO_NODES: they are the operator's, and may fill the table
+ * past its capacity (to about 96 % of its slots).
  *
  * Tests take no lock. Why they never miss a key whose add completed
  * and which was not deleted:
@@ -48,13 +60,15 @@
 
 #define STRIPES		64	/* power of two */
 #define READ_TRIES	4
+#define PACKET_NODES	256	/* a search outside process context */
+#define TABLE_FULL	BLOOM_C_KIND	/* a search failed; cleared by a delete */
 
 struct bloom_cuckoo {
 	struct bloom_contents c;
 	spinlock_t lock;		/* writers; see above */
 	seqcount_spinlock_t seq[STRIPES];	/* moves, per stripe */
 	u64 moves;			/* under @lock; read racily */
-	u64 failed;			/* adds that fit nowhere; likewise */
+	atomic64_t failed;		/* adds refused: no room */
 	/* The insert's search, under @lock. */
 	struct bloom_cuckoo_node queue[BLOOM_CUCKOO_NODES];
 	struct bloom_bits bits;		/* flexible: last */
@@ -95,6 +109,7 @@ static int cuckoo_init(struct bloom_contents *c)
 	unsigned int i;
 
 	spin_lock_init(&t->lock);
+	atomic64_set(&t->failed, 0);
 	for (i = 0; i < STRIPES; i++)
 		seqcount_spinlock_init(&t->seq[i], &t->lock);
 	return 0;
@@ -199,19 +214,42 @@ static void write_end(void *arg, u64 bucket)
 	write_seqcount_end(stripe(arg, bucket));
 }
 
-/* Under @lock: store @h (a copy too, with @copy); counts refusals. */
+/*
+ * No room for a new key on the packet path? Racy reads: an add racing
+ * with a delete may be refused, as one just before it would have been.
+ */
+static bool no_room(struct bloom_cuckoo *t)
+{
+	u64 in = bloom_word_read(&t->bits.inserted);
+
+	return test_bit(TABLE_FULL, &t->c.flags) ||
+	       bloom_over_capacity(&t->c.core.g, in + 1);
+}
+
+static int refused(struct bloom_cuckoo *t)
+{
+	atomic64_inc(&t->failed);
+	return -ENOSPC;
+}
+
+/*
+ * Store @h (a copy too, with @copy), under @lock; a search that fails
+ * marks the table full until a delete. Outside process context the
+ * search is short: softirqs of this CPU wait for it.
+ */
 static int insert(struct bloom_cuckoo *t, u64 h, bool copy)
 {
 	const struct bloom_cuckoo_mover mv = { write_begin, write_end, t };
+	unsigned int nodes = in_task() ? BLOOM_CUCKOO_NODES : PACKET_NODES;
 	int ret;
 
 	spin_lock_bh(&t->lock);
-	ret = bloom_cuckoo_insert(&t->c.core, &t->bits, h, t->queue, &mv,
-				  NULL, copy);
+	ret = bloom_cuckoo_insert_within(&t->c.core, &t->bits, h, t->queue,
+					 nodes, &mv, NULL, copy);
 	if (ret == -ENOSPC)
-		WRITE_ONCE(t->failed, t->failed + 1);
+		set_bit(TABLE_FULL, &t->c.flags);
 	spin_unlock_bh(&t->lock);
-	return ret;
+	return ret == -ENOSPC ? refused(t) : ret;
 }
 
 /* A net key's length is noted when the key is held, so lookups probe it. */
@@ -225,7 +263,13 @@ static int noted(struct bloom_cuckoo *t, int ret, int plen)
 /*
  * Test-and-add (the packet path's --bloom-update, bloom_test_and_add()):
  * a key found present, by a read no write overlapped, takes no lock and
- * is not stored again.
+ * is not stored again. Found present may be a false positive: another
+ * key's fingerprint in one of its buckets. Then nothing of this key is
+ * stored (the answer was "present", and a filter may say so), and once
+ * that other key is deleted this one tests absent until a test-and-add
+ * of it stores it. Storing a copy on every hit instead would let one
+ * key's repeated packets fill its buckets. "Deleting one never deletes
+ * another" holds for keys stored by an add (cuckoo_add_copy()).
  */
 static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
 {
@@ -235,6 +279,8 @@ static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
 	bloom_cuckoo_key(&c->core, h, &k);
 	if (read_key(t, &k, READ_SURE))
 		return noted(t, 1, plen);
+	if (no_room(t))
+		return refused(t);
 	return noted(t, insert(t, h, false), plen);
 }
 
@@ -246,7 +292,11 @@ static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
  */
 static int cuckoo_add_copy(struct bloom_contents *c, u64 h, int plen)
 {
-	return noted(cuckoo(c), insert(cuckoo(c), h, true), plen);
+	struct bloom_cuckoo *t = cuckoo(c);
+
+	if (!in_task() && no_room(t))
+		return refused(t);
+	return noted(t, insert(t, h, true), plen);
 }
 
 static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
@@ -301,6 +351,8 @@ static int cuckoo_del(struct bloom_contents *c, u64 h)
 
 	spin_lock_bh(&t->lock);
 	err = bloom_cuckoo_delete(&c->core, &t->bits, h, &mv);
+	if (!err)
+		clear_bit(TABLE_FULL, &c->flags);
 	spin_unlock_bh(&t->lock);
 	return err;
 }
@@ -323,7 +375,7 @@ static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,
 	r->st.mem_bytes = cuckoo_bytes(&c->core);
 	r->over = bloom_over_capacity(&c->core.g, r->st.inserted);
 	r->moves = READ_ONCE(t->moves);
-	r->failed = READ_ONCE(t->failed);
+	r->failed = atomic64_read(&t->failed);
 	return 0;
 }
 

@@ -27,12 +27,18 @@
  * later), new keys are refused as by a full plain filter. Batches from
  * /dev/bloom grow before they add instead (make_room) and fill every
  * stage's room; at a limit they are not held to capacity, as batches of
- * plain filters are not (bloomctl checks the room first). The memory of
- * a stage grown by the work is charged to the namespace's budget, but to
- * no process's memory cgroup.
+ * plain filters are not (bloomctl checks the room first).
+ *
+ * Every stage is charged to the namespace's budget and to a memory
+ * cgroup: a batch's growth to the caller's, as any allocation; the
+ * work's to the cgroup of whoever created or restored the filter
+ * (@memcg, held while the contents live), since a kworker has none of
+ * its own and the packet that asked for the stage may be anybody's.
  */
+#include <linux/memcontrol.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -47,9 +53,13 @@ struct bloom_scalable {
 	struct bloom_contents c;
 	struct mutex lock;		/* serialises growth */
 	struct work_struct work;
+	struct mem_cgroup *memcg;	/* charged for the work's growth */
 	size_t bytes;			/* held now: under the budget's lock */
 	u32 nstages;			/* raised with release, read acquire */
 	unsigned long retry;		/* jiffies: no growth asked before */
+	int grow_err;			/* under @lock: the last failure's */
+	struct bloom_geom next;		/* under @lock: stage @next_i's */
+	u32 next_i;			/* 0: @next not computed yet */
 	struct bloom_stage *stage[BLOOM_STAGES_MAX];
 	struct bloom_stage first;	/* stage 0, flexible: last */
 };
@@ -85,23 +95,19 @@ static size_t scalable_bytes(const struct bloom_core *core)
 			stage_bytes(core));
 }
 
-/* The first stage's contents and the other stages a snapshot holds. */
+/*
+ * The contents and all the stages a snapshot holds, from the words its
+ * header's check counted (no stage's geometry is computed again).
+ */
 static size_t scalable_snap_bytes(const struct bloom_snap_info *info)
 {
-	struct bloom_core core;
-	struct bloom_geom g;
-	size_t bytes;
-	u32 i;
+	struct bloom_stage *st;
 
-	bloom_core_init(&core, &info->geom);
-	bytes = scalable_bytes(&core);
-	for (i = 1; i < info->stages; i++) {
-		if (bloom_stage_geom(&info->geom, i, &g))
-			return SIZE_MAX;
-		bloom_core_init(&core, &g);
-		bytes = size_add(bytes, stage_bytes(&core));
-	}
-	return bytes;
+	return size_add(offsetof(struct bloom_scalable, first),
+			size_add(size_mul(info->stages,
+					  struct_size(st, bits.words, 0)),
+				 size_mul(info->stage_words,
+					  sizeof(st->bits.words[0]))));
 }
 
 static size_t scalable_size(const struct bloom_contents *c)
@@ -131,6 +137,8 @@ static int scalable_init(struct bloom_contents *c)
 	s->stage[0] = &s->first;
 	mutex_init(&s->lock);
 	INIT_WORK(&s->work, grow_work);
+	/* Process context: the creator's or restorer's, or an active one. */
+	s->memcg = get_mem_cgroup_from_mm(NULL);
 	s->bytes = scalable_bytes(&c->core);
 	s->nstages = 1;
 	return 0;
@@ -143,6 +151,7 @@ static void scalable_destroy(struct bloom_contents *c)
 
 	for (i = 1; i < s->nstages; i++)
 		kvfree(s->stage[i]);
+	mem_cgroup_put(s->memcg);
 }
 
 struct grown {
@@ -164,28 +173,55 @@ static void publish_stage(struct bloom_contents *c, void *arg)
 }
 
 /*
+ * Under s->lock: the next stage's geometry, computed once (it takes
+ * milliseconds, and a filter at a limit is asked again and again).
+ */
+static int next_geom(struct bloom_scalable *s)
+{
+	int err;
+
+	if (s->next_i == s->nstages)
+		return 0;
+	if (s->nstages >= s->c.core.g.stages_max)
+		return -E2BIG;
+	err = bloom_stage_geom(&s->c.core.g, s->nstages, &s->next);
+	if (!err)
+		s->next_i = s->nstages;
+	return err;
+}
+
+/*
+ * Under s->lock: is there room in the namespace's budget for @bytes?
+ * None is never for good: its limit may be raised (so not -E2BIG,
+ * which grew() takes for the size cap).
+ */
+static int budget_room(struct bloom_scalable *s, size_t bytes)
+{
+	int err = s->c.budget ? bloom_budget_check(&s->c, bytes) : 0;
+
+	return err == -E2BIG ? -ENOSPC : err;
+}
+
+/*
  * Under s->lock: add a stage. Published contents charge their
  * namespace's budget; contents being restored (no budget yet) are
  * charged whole when published.
  */
 static int grow_locked(struct bloom_scalable *s)
 {
-	struct bloom_geom g;
 	struct grown gr;
 	int err;
 
-	if (s->nstages >= s->c.core.g.stages_max)
-		return -E2BIG;
-	err = bloom_stage_geom(&s->c.core.g, s->nstages, &g);
+	err = next_geom(s);
 	if (err)
 		return err;
-	bloom_core_init(&gr.st_core, &g);
+	bloom_core_init(&gr.st_core, &s->next);
 	gr.bytes = stage_bytes(&gr.st_core);
 	/* A hint first: no allocation the budget would refuse. */
-	err = s->c.budget ? bloom_budget_check(&s->c, gr.bytes) : 0;
+	err = budget_room(s, gr.bytes);
 	if (err)
 		return err;
-	gr.st = stage_new(&g);
+	gr.st = stage_new(&s->next);
 	if (!gr.st)
 		return -ENOMEM;
 	if (s->c.budget)
@@ -194,7 +230,7 @@ static int grow_locked(struct bloom_scalable *s)
 		publish_stage(&s->c, &gr);
 	if (err)
 		kvfree(gr.st);
-	return err;
+	return err == -E2BIG ? -ENOSPC : err;
 }
 
 /* Is the newest over its capacity with @more keys? */
@@ -217,6 +253,7 @@ static void grew(struct bloom_scalable *s, int err)
 	} else if (err == -E2BIG) {
 		set_bit(GROW_STUCK, &s->c.flags);
 	} else if (err != -ESTALE) {
+		s->grow_err = err;
 		WRITE_ONCE(s->retry, jiffies + RETRY_DELAY);
 		set_bit(GROW_FAILED, &s->c.flags);
 	}
@@ -231,13 +268,17 @@ static void grow_work(struct work_struct *w)
 {
 	struct bloom_scalable *s = container_of(w, struct bloom_scalable,
 						work);
+	struct mem_cgroup *old;
 	struct bloom_stage *st;
 
 	mutex_lock(&s->lock);
 	st = s->stage[s->nstages - 1];
 	if (!test_bit(GROW_STUCK, &s->c.flags) &&
-	    over(st, st->core.g.capacity / 4 + 1))
+	    over(st, st->core.g.capacity / 4 + 1)) {
+		old = set_active_memcg(s->memcg);
 		grew(s, grow_locked(s));
+		set_active_memcg(old);
+	}
 	mutex_unlock(&s->lock);
 	clear_bit(GROW_DUE, &s->c.flags);
 }
@@ -433,6 +474,31 @@ static u32 scalable_count(struct bloom_contents *c, u64 h)
 	return scalable_test(c, h);
 }
 
+/*
+ * Process context: can no stage come after the @n there are? At the
+ * stage maximum or the size cap, never; after a growth that memory (or
+ * its cgroup) refused, not until one succeeds. After one the namespace's
+ * limit refused, asked again: the limit may have been raised since, and
+ * bloomctl checks a batch's room by this before it adds. A growth under
+ * way (@lock taken) may bring one.
+ */
+static bool no_stage_to_come(struct bloom_scalable *s, u32 n)
+{
+	struct bloom_core core;
+	bool none = true;
+
+	if (n >= s->c.core.g.stages_max || test_bit(GROW_STUCK, &s->c.flags))
+		return true;
+	if (!test_bit(GROW_FAILED, &s->c.flags) || !mutex_trylock(&s->lock))
+		return false;
+	if (s->grow_err == -ENOSPC && !next_geom(s)) {
+		bloom_core_init(&core, &s->next);
+		none = budget_room(s, stage_bytes(&core)) != 0;
+	}
+	mutex_unlock(&s->lock);
+	return none;
+}
+
 static int scalable_report(struct bloom_contents *c, struct bloom_report *r,
 			   u64 *hist)
 {
@@ -447,10 +513,7 @@ static int scalable_report(struct bloom_contents *c, struct bloom_report *r,
 	}
 	r->st.fill_ppb = st.fill_ppb;	/* the newest's: where adds go */
 	/* Over: no room for a new key, and no stage to come. */
-	r->over = over(s->stage[n - 1], 1) &&
-		  (n >= c->core.g.stages_max ||
-		   test_bit(GROW_STUCK, &c->flags) ||
-		   test_bit(GROW_FAILED, &c->flags));
+	r->over = over(s->stage[n - 1], 1) && no_stage_to_come(s, n);
 	return 0;
 }
 
@@ -461,9 +524,7 @@ static int scalable_stage(struct bloom_contents *c, u32 i,
 	u32 n = stages(s);
 
 	r->stages = n;
-	r->full = n >= c->core.g.stages_max ||
-		  test_bit(GROW_STUCK, &c->flags) ||
-		  test_bit(GROW_FAILED, &c->flags);
+	r->full = no_stage_to_come(s, n);
 	r->bound_ppb = bloom_stage_bound_ppb(&c->core.g);
 	if (i >= n)
 		return -ENOENT;
@@ -552,13 +613,17 @@ static u64 scalable_snap_changes(struct bloom_contents *c)
 	return stages(scalable(c));
 }
 
-/* Stage @i's record: its size must be the one its geometry gives. */
+/*
+ * Stage @i's record: its size must be the one its geometry gives, and
+ * it holds no more keys than it has bits (each key stored set one).
+ */
 static int apply_record(struct bloom_stage *st,
 			const struct bloom_snap_stage *rec)
 {
 	unsigned int j;
 
 	if (le64_to_cpu(rec->bits) != st->core.g.bits ||
+	    le64_to_cpu(rec->inserted) > st->core.g.bits ||
 	    le64_to_cpu(rec->plens[BLOOM_PLEN_WORDS - 1]) >> 1)
 		return -EINVAL;
 	bloom_word_set(&st->bits.inserted, le64_to_cpu(rec->inserted));
@@ -581,6 +646,7 @@ static int scalable_load(struct bloom_contents *c, struct bloom_payload_in *in,
 		err = grow_locked(s);
 		if (!err && fatal_signal_pending(current))
 			err = -EINTR;
+		cond_resched();
 	}
 	mutex_unlock(&s->lock);
 	if (err)

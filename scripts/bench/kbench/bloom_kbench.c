@@ -38,7 +38,10 @@
  * registry's RCU pointer, the kind's test, the stats counter), what
  * xt_bloom calls per packet: bloom_test() on a filter in init_net.
  * "api-cuckoo" is the same path on a named cuckoo filter (filled to N by
- * bloom_add()): kinds/cuckoo.c's test, validated by sequence counts.
+ * bloom_add()): kinds/cuckoo.c's test, validated by sequence counts; its
+ * "test_and_add_full" row is bloom_test_and_add() of absent keys on that
+ * table at its capacity, what --bloom-update costs a packet when the
+ * table is full (a refusal).
  * "api-grownD" is a scalable filter grown from N / D to N keys (K is
  * printed 0), for D = 1, 16, 128 and 1024: an absent key probes every
  * stage. Each stays listed, as "kbench_grownD", until the module is
@@ -267,6 +270,17 @@ static void t_api(struct kbench *x, u64 base)
 	}
 }
 
+/* Test-and-add, as --bloom-update: of absent keys, a full table's cost. */
+static void t_api_update(struct kbench *x, u64 base)
+{
+	u64 i, key;
+
+	for (i = 0; i < OPS; i++) {
+		key = pick(i, base);
+		x->hits += bloom_test_and_add(x->f, &key, sizeof(key)) == 1;
+	}
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -444,6 +458,11 @@ static int bench_api(struct kbench *x, struct bloom_geom *g, const char *name,
 					     "test_present"));
 	if (!err)
 		timed(x, t_api, n, what, k, "test_absent");
+#ifdef BLOOM_CUCKOO_SLOTS
+	/* Filled to capacity: a new key is refused, and must be at once. */
+	if (!err && g->layout == BLOOM_LAYOUT_CUCKOO)
+		timed(x, t_api_update, n, what, k, "test_and_add_full");
+#endif
 	if (!IS_ERR_OR_NULL(x->f))
 		bloom_put(x->f);
 	if (err || !keep)
