@@ -148,6 +148,12 @@ struct key_input {
 };
 
 void key_input_file(struct key_input *in, const char *path);
+/* --allow-empty: an input without a key is what was meant (test, build) */
+#define OPT_ALLOW_EMPTY	0x127
+#define ALLOW_EMPTY_LONGOPT						\
+	{ "allow-empty", no_argument,		NULL, OPT_ALLOW_EMPTY }
+void __noreturn keys_none(const char *cmd, const char *what,
+			  const struct key_input *in, const char *allowed);
 int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno, char *why, size_t whylen);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,

@@ -23,6 +23,7 @@ struct keys_cmd {
 	bool exist;		/* del: absent keys are not an error */
 	bool match;		/* test: net keys match as packets do */
 	bool force;		/* add: even past the filter's capacity */
+	bool allow_empty;	/* test: no key is success */
 	bool file;		/* test, count: NAME is a snapshot file */
 	struct prefix_opts po;	/* add: net keys' prefix lengths */
 	size_t listed;		/* keys given, before the expansion */
@@ -46,7 +47,7 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "match",	no_argument,		NULL, 'M' },
 		{ "force",	no_argument,		NULL, 'F' },
-		PREFIX_LONGOPTS,
+		PREFIX_LONGOPTS, ALLOW_EMPTY_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool is_add = !strcmp(argv[0], "add");
@@ -68,11 +69,13 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->match = true;
 		else if (c == 'F' && is_add)
 			k->force = true;
+		else if (c == OPT_ALLOW_EMPTY && is_test)
+			k->allow_empty = true;
 		else if ((is_add || c == OPT_PREFIX_LENGTHS) &&
 			 prefix_option(&k->po, argv[0], c, optarg))
 			continue;
 		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F' ||
-			 c == OPT_PROBES)
+			 c == OPT_PROBES || c == OPT_ALLOW_EMPTY)
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);
 		else
@@ -157,6 +160,8 @@ static void keys_load(struct keys_cmd *k)
 {
 	keys_open(k);
 	keylist_load(&k->kl, k->info.key_type, &k->in, k->cmd);
+	if (!k->kl.count && !strcmp(k->cmd, "test") && !k->allow_empty)
+		keys_none(k->cmd, "test", &k->in, "makes that success");
 	free(k->in.files);
 	k->in.files = NULL;
 	k->listed = k->kl.count;

@@ -146,6 +146,8 @@ static void write_built(const char *path, const struct bloom_geom *g,
 	snap_free(&z);
 }
 
+#define EMPTY_BUILD	"writes an empty filter"
+
 /* build of a filter that is not static, a pass at a time. */
 struct build_run {
 	struct key_stream ks;
@@ -287,13 +289,16 @@ static void build_static(const char *path, const struct geom_opts *o,
 /* A static filter: every key in memory, as its construction needs. */
 static void build_static_keys(const char *path, struct geom_opts *o,
 			      const struct prefix_opts *po, u32 fp_bits,
-			      const struct key_input *in, bool compress)
+			      const struct key_input *in, bool compress,
+			      bool allow_empty)
 {
 	u64 hist[BLOOM_PLEN_MAX + 1];
 	struct plen_set lens;
 	struct keylist kl;
 
 	keylist_load(&kl, (u8)o->key_type, in, "build");
+	if (!kl.count && !allow_empty)
+		keys_none("build", "build from", in, EMPTY_BUILD);
 	if (kl.type == BLOOM_KEY_NET) {
 		geom_net_capacity(o);	/* -n: prefixes, as for the others */
 		prefix_histogram(&kl, hist);
@@ -334,7 +339,7 @@ static void build_net_plan(struct build_run *b, struct geom_opts *o,
 static void build_streamed(const char *path, struct geom_opts *o,
 			   struct prefix_opts *po,
 			   const struct key_input *in, bool force,
-			   bool compress)
+			   bool compress, bool allow_empty)
 {
 	struct build_run b = { .cmd = "build" };
 	struct bloom_geom g;
@@ -347,6 +352,8 @@ static void build_streamed(const char *path, struct geom_opts *o,
 		b.counting = true;
 	}
 	key_stream_pass(&b.ks, "reading", build_counted, &b);
+	if (!b.listed && !allow_empty)
+		keys_none(b.cmd, "build from", in, EMPTY_BUILD);
 	b.stored = b.listed;
 	if (b.ks.type == BLOOM_KEY_NET)
 		build_net_plan(&b, o, po);
@@ -370,11 +377,13 @@ int cmd_build(int argc, char **argv)
 		{ "force",	no_argument,		NULL, 'F' },
 		{ "kind",	required_argument,	NULL, OPT_KIND },
 		{ "values",	no_argument,		NULL, OPT_VALUES },
+		ALLOW_EMPTY_LONGOPT,
 		GEOM_LONGOPTS, COMPRESS_LONGOPT, TRANSPORT_LONGOPTS,
 		PREFIX_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool force = false, compress = false, layout = false;
+	bool allow_empty = false;
 	struct prefix_opts po = { 0 };
 	u32 fp_bits = 0;
 	struct key_input in = { 0 };
@@ -397,6 +406,8 @@ int cmd_build(int argc, char **argv)
 			fp_bits = kind_option(argv[0], optarg);
 		else if (c == OPT_VALUES)
 			in.values = true;
+		else if (c == OPT_ALLOW_EMPTY)
+			allow_empty = true;
 		else if (prefix_option(&po, argv[0], c, optarg))
 			continue;
 		else if (!geom_option(&o, argv[0], c, optarg) &&
@@ -418,9 +429,11 @@ int cmd_build(int argc, char **argv)
 	if (po.probes && o.key_type != BLOOM_KEY_NET)
 		usage_error(argv[0], "--probes is for net filters (--key net)");
 	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE)
-		build_static_keys(out, &o, &po, fp_bits, &in, compress);
+		build_static_keys(out, &o, &po, fp_bits, &in, compress,
+				  allow_empty);
 	else
-		build_streamed(out, &o, &po, &in, force, compress);
+		build_streamed(out, &o, &po, &in, force, compress,
+			       allow_empty);
 	free(in.files);
 	return EXIT_OK;
 }

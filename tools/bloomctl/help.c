@@ -29,7 +29,10 @@
 "surrounding whitespace is trimmed.\n" \
 "The whole input is parsed and validated before anything is sent to the\n" \
 "kernel: a malformed line is reported as FILE:LINE and nothing is applied\n" \
-"(exit status 2). An empty input is not an error: nothing is applied.\n" \
+"(exit status 2). An input without a key (nothing, or only blank lines and\n" \
+"comments) applies nothing to add and del, and is an error of test and\n" \
+"build (exit status 2) unless --allow-empty: an empty variable or a failed\n" \
+"download is not a list.\n" \
 "Key syntax by the filter's key type:\n" \
 "  addr       192.0.2.1  2001:db8::1\n" \
 "  net        192.0.2.0/24  2001:db8::/32  or a bare address (/32, /128);\n" \
@@ -177,6 +180,7 @@ const struct command commands[] = {
 	  "lookup each key had (JSON: \"lookup\", and \"matched\" with --verbose).\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "  -v, --verbose      a line per key: KEY present, or KEY absent\n"
+	  "      --allow-empty  no key at all is success (exit 0), not an error\n"
 	  "      --match        net filters: prefixes too match as packets from\n"
 	  "                     their first address do\n"
 	  "      --prefix-lengths LIST  net: an exact prefix is looked for as add\n"
@@ -227,6 +231,8 @@ const struct command commands[] = {
 	  "--bits the filter is sized for the distinct keys read. More distinct keys\n"
 	  "than the capacity are refused (nothing is written) unless --force.\n\n"
 	  OUT_HELP "\n"
+	  "      --allow-empty  an input without a key builds an empty filter\n"
+	  "                     (otherwise an error: nothing is written)\n"
 	  "      --force        build past the capacity anyway\n"
 	  "      --out FILE     the snapshot to write (- is stdout)\n"
 	  COMPRESS_HELP

@@ -413,6 +413,22 @@ void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
 }
 
+/*
+ * An input that held no key: an empty variable, a failed download, a
+ * list of comments. It is refused, not taken as an empty list: "test"
+ * would say every key is listed, "build" would ship an empty filter.
+ * @what is what the keys were for, @allowed what --allow-empty does.
+ */
+void keys_none(const char *cmd, const char *what, const struct key_input *in,
+	       const char *allowed)
+{
+	const char *from = in->nfiles ? in->files[0] : "-";
+
+	die("%s: no key to %s in %s%s (nothing, or only blank lines and comments): --allow-empty %s",
+	    cmd, what, strcmp(from, "-") ? from : "stdin",
+	    in->nfiles > 1 ? " and the other files" : "", allowed);
+}
+
 /* Every key of a command's input, in @kl (del, test, count). */
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
 		  const char *cmd)
