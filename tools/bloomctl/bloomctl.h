@@ -478,6 +478,10 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 bool keylist_expand(struct keylist *kl, const struct plen_set *lens);
 void calc_prefixes(const struct keylist *kl, u64 ppb);
 
+/* target.c: a filter name or a snapshot file */
+bool is_snap_path(const char *arg);
+void refuse_file(const char *cmd, const char *name);
+
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {
 	u32 nstages;		/* arrays: 1, or a growing filter's stages */
@@ -486,7 +490,6 @@ struct snap_filter {
 	struct stage_list sl;	/* a growing filter's, as STAGES says */
 };
 
-bool is_snap_path(const char *arg);
 void snap_filter_load(const char *cmd, const char *path,
 		      struct snap_filter *sf, struct bloom_ioc_info *in);
 u64 snap_filter_batch(const struct snap_filter *sf, unsigned long cmd,

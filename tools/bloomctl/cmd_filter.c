@@ -823,16 +823,18 @@ static void fuse_shape(const char *name, const struct bloom_core *file)
 	info_fuse.value_bits = file->g.value_bits;
 }
 
-/* NAME, or a snapshot FILE (a path: it holds a '/'), see snapfilter.c */
+/* NAME, or a snapshot FILE (target.c), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
 	struct bloom_ioc_gen gens[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_ioc_info in;
 	struct snap_filter sf;	/* sf.sl: the stages, of a file or not */
 	int first = common_args(argc, argv);
+	bool file;
 
 	positional(argv[0], argc - first, 1, 1, "NAME");
-	if (is_snap_path(argv[first])) {
+	file = is_snap_path(argv[first]);
+	if (file) {
 		snap_filter_load("info", argv[first], &sf, &in);
 		snap_filter_free(&sf);
 	} else {
@@ -841,10 +843,9 @@ int cmd_info(int argc, char **argv)
 		info_id = id_of(argv[first]);
 	}
 	if (in.layout == BLOOM_LAYOUT_FUSE)
-		fuse_shape(argv[first], is_snap_path(argv[first]) ?
-					&sf.core[0] : NULL);
+		fuse_shape(argv[first], file ? &sf.core[0] : NULL);
 	info_print(&in, gens, &sf.sl);
-	if (in.layout == BLOOM_LAYOUT_CUCKOO && !is_snap_path(argv[first]))
+	if (in.layout == BLOOM_LAYOUT_CUCKOO && !file)
 		cuckoo_moves(argv[first]);
 	return EXIT_OK;
 }

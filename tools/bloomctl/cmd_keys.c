@@ -38,6 +38,17 @@ struct keys_cmd {
 	struct keylist kl;
 };
 
+/* Whether @in, with @nargs keys as arguments, reads keys from stdin. */
+static bool stdin_keys(const struct key_input *in, int nargs)
+{
+	int i;
+
+	for (i = 0; i < in->nfiles; i++)
+		if (!strcmp(in->files[i], "-"))
+			return true;
+	return !in->nfiles && !nargs;
+}
+
 static void keys_options(int argc, char **argv, struct keys_cmd *k)
 {
 	static const struct option longopts[] = {
@@ -88,6 +99,10 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		  is_snap_path(k->name);
 	if (!k->file)
 		check_name(argv[0], k->name);
+	if (k->file && !strcmp(k->name, "-") &&
+	    stdin_keys(&k->in, argc - optind - 1))
+		die("%s: the filter is read from stdin (-): give the keys as arguments or with -f FILE",
+		    k->cmd);
 	k->in.args = argv + optind + 1;
 	k->in.nargs = argc - optind - 1;
 }

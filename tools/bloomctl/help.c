@@ -60,9 +60,12 @@
 "Any of --growth, --tightening and --max-stages implies --grow.\n"
 
 #define FILE_HELP \
-"NAME may be a snapshot FILE, read without the kernel: any argument holding\n" \
-"a '/' (which no filter name can), e.g. ./drop.bloom. It is verified as a\n" \
-"restore would verify it, and answered with the kernel's own filter code.\n"
+"NAME may be a snapshot FILE, read without the kernel. An argument is a file\n" \
+"when it is - (stdin), holds a '/' (which no filter name can), or names a\n" \
+"snapshot file in the current directory (the file wins: info drop.bloom\n" \
+"reads it); anything else is a filter name. The file is verified as a\n" \
+"restore would verify it, and answered with the kernel's own filter code.\n" \
+"Other subcommands need the kernel and refuse a file.\n"
 
 #define COMPRESS_HELP \
 "      --compress     write a compressed snapshot, for shipping: bit arrays\n" \

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A snapshot file as a filter, without the kernel: info, test and count
- * take a path where they take a filter name (an argument holding a '/',
- * which no filter name can), so that a filter built or saved on one
+ * take a file where they take a filter name (target.c), so that a filter built or saved on one
  * machine can be checked before it is shipped to others. The file is
  * verified as a restore would verify it (header, checksum, no bits past
  * m) and queried with module/core/, the code bloom.ko runs: the answers
@@ -14,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bloomctl.h"
-
-bool is_snap_path(const char *arg)
-{
-	return strchr(arg, '/') != NULL;
-}
 
 /* Stage @i's figures, as BLOOM_IOC_STAGES reports them. */
 static void stage_report(struct snap_filter *sf, u32 i,

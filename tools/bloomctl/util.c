@@ -343,6 +343,7 @@ void check_name(const char *cmd, const char *name)
 	const char *why = name_problem(name);
 	char shown[80];
 
+	refuse_file(cmd, name);
 	if (!why)
 		return;
 	text_shown(shown, sizeof(shown), name, strlen(name));
