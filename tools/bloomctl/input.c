@@ -272,14 +272,27 @@ static u64 input_size(FILE *f)
 	return (u64)st.st_size;
 }
 
-/* With values, "FILE=VALUE" gives every key of FILE that value. */
-static const char *file_value(struct keylist *kl, const char *arg)
+/*
+ * With values, "FILE=VALUE" gives every key of FILE that value. A file
+ * whose own name holds the '=' is read as it is; otherwise a bad VALUE,
+ * or one without --values, is named, as a bad value on a line is.
+ */
+static const char *file_value(struct keylist *kl, const char *arg,
+			      const char *cmd)
 {
 	const char *eq = strrchr(arg, '=');
 
 	kl->file_has_value = kl->with_values && eq &&
 			     parse_value(eq + 1, strlen(eq + 1), &kl->file_value);
-	return kl->file_has_value ? strndup(arg, (size_t)(eq - arg)) : arg;
+	if (kl->file_has_value)
+		return strndup(arg, (size_t)(eq - arg));
+	if (!eq || !access(arg, F_OK))
+		return arg;
+	if (!kl->with_values)
+		die("%s: -f %s: =VALUE gives the file's keys a value: it needs --values (build --kind fuse8 or fuse16 --values)",
+		    cmd, arg);
+	die("%s: -f %s: bad value '%.32s' (0 to %u)", cmd, arg, eq + 1,
+	    (1U << BLOOM_FUSE_VALUE_BITS_MAX) - 1);
 }
 
 /* The input file @path ("-" is stdin), opened. */
@@ -352,7 +365,7 @@ static bool next_line(struct line_reader *r, const char **line, size_t *len)
 static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 		      struct key_stream *ks)
 {
-	const char *path = file_value(kl, arg), *shown, *line;
+	const char *path = file_value(kl, arg, cmd), *shown, *line;
 	FILE *f = open_input(path, &shown);
 	struct line_reader r = { .f = f, .shown = shown, .cap = READ_BLOCK };
 	struct progress p;
