@@ -82,7 +82,10 @@ int key_type_parse(const char *s);
 #define COMMON_LONGOPTS					\
 	{ "help",	no_argument,		NULL, 'h' },	\
 	{ "quiet",	no_argument,		NULL, 'q' },	\
-	{ "output",	required_argument,	NULL, 'o' }
+	{ "output",	required_argument,	NULL, 'o' },	\
+	{ "json",	no_argument,		NULL, OPT_JSON }
+/* --json: -o json, as nft spells it */
+#define OPT_JSON	0x128
 /* --out FILE: where save and build write (-o is the format everywhere) */
 #define OPT_OUT		0x100
 #define OUT_LONGOPT	{ "out", required_argument, NULL, OPT_OUT }
@@ -259,6 +262,7 @@ void json_u64(struct json *j, const char *key, u64 val);
 void json_double(struct json *j, const char *key, double val);
 void json_bool(struct json *j, const char *key, bool val);
 void json_null(struct json *j, const char *key);
+void json_seed(struct json *j, u64 seed);
 
 #define TABLE_COLS	12
 struct table {
@@ -382,10 +386,15 @@ void snap_read_file(const char *path, struct snap_image *img);
 int snap_verify(const struct snap_image *img, struct bloom_snap_info *info);
 /* snap_verify(): a snapshot of a retired key type (bloomctl's own code) */
 #define SNAP_E_RETIRED_KEY	(-EKEYEXPIRED)
+/* snap_verify(): fewer bytes than the header's payload length */
+#define SNAP_E_TRUNCATED	(-EPIPE)
 const char *snap_strerror(int err);
 int write_file_atomic(const char *path, const void *buf, size_t len);
 char *snap_default_name(const char *path);
 void snap_free(struct snap_image *img);
+
+/* outfile.c: --out FILE */
+void out_check(const char *cmd, const char *out, const struct key_input *in);
 
 /* compress.c: compressed snapshots, for transport */
 #define SNAPZ_HDR_BYTES	48

@@ -36,16 +36,6 @@ static char *what_of(const char *cmd, const char *name)
 	return buf;
 }
 
-/* As a number, and as hex for tools whose JSON numbers are doubles. */
-static void json_seed(struct json *j, u64 seed)
-{
-	char hex[24];
-
-	snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)seed);
-	json_u64(j, "seed", seed);
-	json_str(j, "seed_hex", hex);
-}
-
 /* @core: what create made, its first stage if it grows */
 static void create_json(const char *name, const struct bloom_ioc_create *cr,
 			const struct bloom_core *core, bool existed)

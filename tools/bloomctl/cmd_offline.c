@@ -86,7 +86,7 @@ static void built_json(const char *path, const struct bloom_geom *g,
 	json_str(&j, "key", bloom_key_type_name(g->key_type));
 	json_u64(&j, "bits", g->bits);
 	json_u64(&j, "hashes", g->hashes);
-	json_u64(&j, "seed", g->seed);
+	json_seed(&j, g->seed);
 	json_u64(&j, "keys", keys);
 	json_u64(&j, "bytes", len);
 	if (method >= 0) {
@@ -417,6 +417,7 @@ int cmd_build(int argc, char **argv)
 	}
 	if (!out)
 		usage_error(argv[0], "missing --out FILE");
+	out_check(argv[0], out, &in);
 	if (o.transport && (layout || o.bits || o.hashes))
 		usage_error(argv[0], "--transport picks m, k and the layout: give --capacity and --fp-rate only");
 	if (o.max_mem && !o.transport)

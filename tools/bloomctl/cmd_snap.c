@@ -100,6 +100,7 @@ int cmd_save(int argc, char **argv)
 	positional(argv[0], argc - optind, 1, 1, "NAME");
 	if (!out)
 		usage_error(argv[0], "missing --out FILE");
+	out_check(argv[0], out, NULL);
 	check_name(argv[0], argv[optind]);
 	save_one("save", argv[optind], out, compress);
 	return EXIT_OK;

@@ -26,7 +26,8 @@
 "or from stdin when neither is given and stdin is not a terminal: one key per\n" \
 "line; blank lines are skipped; a comment runs from # or ; at the start of a\n" \
 "line or after a blank to the end of the line (1.2.3.4 # why, ; SBL123);\n" \
-"surrounding whitespace is trimmed.\n" \
+"surrounding whitespace is trimmed; a UTF-8 byte order mark before the\n" \
+"first line (Windows exports) is skipped.\n" \
 "The whole input is parsed and validated before anything is sent to the\n" \
 "kernel: a malformed line is reported as FILE:LINE and nothing is applied\n" \
 "(exit status 2). An input without a key (nothing, or only blank lines and\n" \
@@ -90,7 +91,8 @@
 "--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
 "same directory, fsync, rename) with mode 0600, because it holds the seed;\n" \
 "a symlink is followed to its target; a device, FIFO or pipe (/dev/stdout,\n" \
-">(...)) is written in place. FILE - writes to stdout.\n"
+">(...)) is written in place. FILE - writes to stdout, but not to a terminal.\n" \
+"FILE must not be one of the input files (-f).\n"
 
 const struct command commands[] = {
 	{ "create", cmd_create,
@@ -332,6 +334,7 @@ const struct command *command_find(const char *name)
 #define COMMON_HELP \
 "\nCommon options:\n" \
 "  -o, --output FMT   json or table (default); files are written with --out\n" \
+"      --json         the same as -o json\n" \
 "  -q, --quiet        print nothing but errors\n" \
 "  -h, --help         this help\n" \
 "\nExit status: 0 success; 1 test found an absent key; 2 error.\n"

@@ -362,6 +362,15 @@ static bool next_line(struct line_reader *r, const char **line, size_t *len)
 	return true;
 }
 
+/* A UTF-8 byte order mark, as Windows tools begin a text file with. */
+static void skip_bom(const char **line, size_t *len)
+{
+	if (*len >= 3 && !memcmp(*line, "\xef\xbb\xbf", 3)) {
+		*line += 3;
+		*len -= 3;
+	}
+}
+
 static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 		      struct key_stream *ks)
 {
@@ -381,6 +390,8 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 	while (next_line(&r, &line, &n)) {
 		if (++lineno == U32_MAX)
 			die("%s: more than %u lines", path, U32_MAX - 1);
+		if (lineno == 1)
+			skip_bom(&line, &n);
 		if (keylist_add_line(kl, line, n, lineno, why, sizeof(why)))
 			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))

@@ -36,6 +36,8 @@ static int global_options(int argc, char **argv)
 			exit(EXIT_OK);
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			opts.quiet = true;
+		} else if (!strcmp(a, "--json")) {
+			opts.format = OUT_JSON;	/* nft's spelling */
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (++i == argc)
 				usage_error(NULL, "option '%s' needs a value", a);

@@ -134,6 +134,9 @@ int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
 	err = bloom_snap_check_hdr(&h, img->len, info);
 	if (err == -EINVAL && bloom_key_type_retired(h.key_type))
 		return SNAP_E_RETIRED_KEY;
+	if (err == -EMSGSIZE &&
+	    img->len - sizeof(h) < bloom_le64_to_cpu(h.payload_len))
+		return SNAP_E_TRUNCATED;
 	if (err)
 		return err;
 	return checksum_of(img) == info->checksum ? 0 : -EBADMSG;
@@ -147,6 +150,8 @@ int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
  */
 const char *snap_strerror(int err)
 {
+	if (err == SNAP_E_TRUNCATED)
+		return "snapshot is truncated (shorter than its header says: an interrupted copy?)";
 	if (err == SNAP_E_RETIRED_KEY)
 		return "the snapshot holds digest-v1 keys, a retired key type: digest keys changed, so make the filter again with 'bloomctl create --key digest' (its old contents are only dedup state)";
 	return bloom_snap_strerror(err);

@@ -428,6 +428,9 @@ void common_option(const char *cmd, int c)
 	case 'o':
 		set_format(cmd, optarg);
 		break;
+	case OPT_JSON:
+		opts.format = OUT_JSON;
+		break;
 	default:
 		usage_error(cmd, "unexpected option");
 	}
