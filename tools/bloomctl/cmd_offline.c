@@ -261,6 +261,38 @@ static u32 kind_option(const char *cmd, const char *arg)
 }
 
 /*
+ * --kind's width gives the rate 2^-f whatever the target: refused when
+ * that is above --fp-rate (a net lookup's, over its probes, as below),
+ * rather than building a filter worse than asked for.
+ */
+static void kind_meets_rate(const struct bloom_geom *g, u32 fp_bits,
+			    u64 fpr_ppb)
+{
+	double rate = ldexp(1.0, -(int)fp_bits);
+
+	if (rate * BLOOM_PPB <= bloom_probe_fpr_ppb(g, fpr_ppb) * (1 + 1e-9))
+		return;
+	usage_error("build", "--kind fuse%u gives %.2g%% (2^-%u), above --fp-rate %g: give --kind fuse16, or --layout fuse --fp-rate alone (the width the rate needs)",
+		    fp_bits, rate * 100, fp_bits, (double)fpr_ppb / BLOOM_PPB);
+}
+
+/*
+ * Options that mean nothing to a static filter, refused rather than
+ * ignored: it is built once from exactly the keys given (a net list's
+ * --capacity still bounds its prefixes' expansion), and is of layout
+ * fuse.
+ */
+static void static_conflicts(const struct geom_opts *o, u32 fp_bits,
+			     bool layout)
+{
+	if (fp_bits && layout && o->layout != BLOOM_LAYOUT_FUSE)
+		usage_error("build", "--kind builds a static filter (layout fuse): not --layout %s",
+			    bloom_layout_name(o->layout));
+	if (o->capacity && o->key_type != BLOOM_KEY_NET)
+		usage_error("build", "a static filter holds exactly the keys given: --capacity does not apply");
+}
+
+/*
  * A static filter (--kind, or --layout fuse) of every key of @kl: its
  * fingerprint from --kind, or the narrowest for --fp-rate; values when
  * the keys have them.
@@ -275,6 +307,8 @@ static void build_static(const char *path, const struct geom_opts *o,
 		usage_error("build", "a static filter is sized by its keys: give --kind (or --fp-rate), not --bits, --hashes, --grow, --generations or --transport");
 	g.key_type = (u8)o->key_type;
 	g.flags = geom_flags(o);
+	if (fp_bits && o->fpr_ppb)
+		kind_meets_rate(&g, fp_bits, o->fpr_ppb);
 	/* A net lookup's rate is over its P probes, as for the others. */
 	if (!fp_bits && o->fpr_ppb)
 		bloom_geom_size(1, bloom_probe_fpr_ppb(&g, o->fpr_ppb),
@@ -429,12 +463,14 @@ int cmd_build(int argc, char **argv)
 	po.force = force;
 	if (po.probes && o.key_type != BLOOM_KEY_NET)
 		usage_error(argv[0], "--probes is for net filters (--key net)");
-	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE)
+	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE) {
+		static_conflicts(&o, fp_bits, layout);
 		build_static_keys(out, &o, &po, fp_bits, &in, compress,
 				  allow_empty);
-	else
+	} else {
 		build_streamed(out, &o, &po, &in, force, compress,
 			       allow_empty);
+	}
 	free(in.files);
 	return EXIT_OK;
 }
