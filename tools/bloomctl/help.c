@@ -68,6 +68,20 @@
 "restore would verify it, and answered with the kernel's own filter code.\n" \
 "Other subcommands need the kernel and refuse a file.\n"
 
+#define STATIC_HELP \
+"Static filters and maps (layout fuse): built once from every key, never\n" \
+"added to; about 1.13 f bits a key for the rate 2^-f. Every key is held in\n" \
+"memory while it is built (about 40 bytes a key).\n" \
+"      --kind K       fuse8 (f = 8: 0.39 %) or fuse16 (f = 16: 0.0015 %);\n" \
+"                     refused with an --fp-rate below its rate, a --layout\n" \
+"                     other than fuse, or --capacity (but a net list's)\n" \
+"      --layout fuse --fp-rate E  the narrowest f whose 2^-f is at most E\n" \
+"      --values       a static map: each key gets a value, 0 to 65535, the\n" \
+"                     last field of its line (192.0.2.0/24 3), or its file's\n" \
+"  -f FILE=VALUE      with --values: every key of FILE has VALUE (a line's\n" \
+"                     own value comes first)\n" \
+"--bits, --hashes, --grow, --transport and aging do not apply.\n"
+
 #define COMPRESS_HELP \
 "      --compress     write a compressed snapshot, for shipping: bit arrays\n" \
 "                     golomb-rice coded, counters and fingerprints zstd;\n" \
@@ -229,7 +243,8 @@ const struct command commands[] = {
 	  "      --replace      replace the contents of existing filters (a damaged\n"
 	  "                     snapshot then leaves the existing filter as it is)\n" },
 	{ "build", cmd_build,
-	  "--out FILE [GEOMETRY | --transport] [--compress] [KEY...] [-f FILE]...",
+	  "--out FILE [GEOMETRY | --transport | --kind K [--values]] [--compress]\n"
+	  "               [KEY...] [-f FILE[=VALUE]]...",
 	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
 	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
 	  "and 'add'. Without --seed the seed is random. Without --capacity or\n"
@@ -247,7 +262,7 @@ const struct command commands[] = {
 	  "      --max-memory B with --transport: the filter's memory at most B\n"
 	  "                     (default 1GiB, the kernel's default limit)\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
-	  GEOMETRY_HELP "\n" PREFIX_HELP "\n" KEYS_HELP },
+	  GEOMETRY_HELP "\n" STATIC_HELP "\n" PREFIX_HELP "\n" KEYS_HELP },
 	{ "union", cmd_union, "DST SRC",
 	  "Add every key of SRC to DST (bitwise OR). Both need the same layout,\n"
 	  "size, hashes, seed and key type: create them with the same --seed.\n" },

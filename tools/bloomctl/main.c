@@ -13,8 +13,9 @@
 
 static void version(void)
 {
-	printf("bloomctl %s (ABI %d, snapshot format %d)\n", BLOOMCTL_VERSION,
-	       BLOOM_ABI_VERSION, BLOOM_SNAP_VERSION);
+	printf("bloomctl %s (ABI %d, snapshot formats %d to %d)\n",
+	       BLOOMCTL_VERSION, BLOOM_ABI_VERSION, BLOOM_SNAP_VERSION,
+	       BLOOM_SNAP_VERSION_FUSE);
 }
 
 /* Options before the subcommand; returns the subcommand's index. */
