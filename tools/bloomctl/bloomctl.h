@@ -395,6 +395,8 @@ void snap_free(struct snap_image *img);
 
 /* outfile.c: --out FILE */
 void out_check(const char *cmd, const char *out, const struct key_input *in);
+int out_tmp_create(char *tmpl);
+void out_tmp_done(void);
 
 /* compress.c: compressed snapshots, for transport */
 #define SNAPZ_HDR_BYTES	48

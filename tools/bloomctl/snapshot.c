@@ -272,9 +272,10 @@ static int replace_file(const char *path, const void *buf, size_t len)
 
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, basename(b)) < 0)
 		die("out of memory");
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = out_tmp_create(tmp);	/* removed on SIGINT, SIGTERM */
 	if (fd < 0) {
 		err = -errno;
+		out_tmp_done();
 		goto out;
 	}
 	err = write_all(fd, buf, len);
@@ -286,7 +287,8 @@ static int replace_file(const char *path, const void *buf, size_t len)
 		err = -errno;
 	if (err)
 		unlink(tmp);
-	else
+	out_tmp_done();
+	if (!err)
 		sync_dir(dir);
 out:
 	free(tmp);
