@@ -38,6 +38,7 @@ enum out_format {
 struct bloomctl_opts {
 	enum out_format format;
 	bool quiet;
+	u64 read_max;		/* --max-memory of a snapshot's reader */
 };
 
 extern struct bloomctl_opts opts;
@@ -406,6 +407,10 @@ enum snapz_method {
 	SNAPZ_ZSTD,
 };
 
+/* --max-memory B of info, test, count, restore: a compressed snapshot's
+ * decoded size at most B (default TRANSPORT_MEM_DEFAULT) */
+#define READ_LONGOPT	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }
+bool read_option(const char *cmd, int c, const char *arg);
 bool snapz_is(const u8 *buf, size_t len);
 unsigned int snapz_pack(const struct snap_image *in, struct snap_image *out);
 void snapz_unpack(const char *path, struct snap_image *img);

@@ -813,13 +813,29 @@ static void fuse_shape(const char *name, const struct bloom_core *file)
 	info_fuse.value_bits = file->g.value_bits;
 }
 
+/* info's options: the common ones, and a file's --max-memory. */
+static int info_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS, READ_LONGOPT,
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  longopts)) != -1)
+		if (!read_option(argv[0], c, optarg))
+			common_option(argv[0], c);
+	return optind;
+}
+
 /* NAME, or a snapshot FILE (target.c), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
 	struct bloom_ioc_gen gens[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_ioc_info in;
 	struct snap_filter sf;	/* sf.sl: the stages, of a file or not */
-	int first = common_args(argc, argv);
+	int first = info_args(argc, argv);
 	bool file;
 
 	positional(argv[0], argc - first, 1, 1, "NAME");

@@ -58,7 +58,7 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "match",	no_argument,		NULL, 'M' },
 		{ "force",	no_argument,		NULL, 'F' },
-		PREFIX_LONGOPTS, ALLOW_EMPTY_LONGOPT,
+		PREFIX_LONGOPTS, ALLOW_EMPTY_LONGOPT, READ_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool is_add = !strcmp(argv[0], "add");
@@ -82,11 +82,14 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->force = true;
 		else if (c == OPT_ALLOW_EMPTY && is_test)
 			k->allow_empty = true;
+		else if (c == OPT_MAX_MEMORY && (is_test || !strcmp(argv[0], "count")))
+			read_option(argv[0], c, optarg);
 		else if ((is_add || c == OPT_PREFIX_LENGTHS) &&
 			 prefix_option(&k->po, argv[0], c, optarg))
 			continue;
 		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F' ||
-			 c == OPT_PROBES || c == OPT_ALLOW_EMPTY)
+			 c == OPT_PROBES || c == OPT_ALLOW_EMPTY ||
+			 c == OPT_MAX_MEMORY)
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);
 		else

@@ -166,6 +166,7 @@ int cmd_restore(int argc, char **argv)
 		COMMON_LONGOPTS,
 		{ "name",	required_argument,	NULL, 'N' },
 		{ "replace",	no_argument,		NULL, 'r' },
+		READ_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path, *given = NULL;
@@ -180,7 +181,7 @@ int cmd_restore(int argc, char **argv)
 			given = optarg;
 		else if (c == 'r')
 			replace = true;
-		else
+		else if (!read_option(argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 1, 1, "FILE");

@@ -66,7 +66,8 @@
 "snapshot file in the current directory (the file wins: info drop.bloom\n" \
 "reads it); anything else is a filter name. The file is verified as a\n" \
 "restore would verify it, and answered with the kernel's own filter code.\n" \
-"Other subcommands need the kernel and refuse a file.\n"
+"Other subcommands need the kernel and refuse a file. A compressed FILE\n" \
+"larger than --max-memory B once decoded (default 1GiB) is refused.\n"
 
 #define STATIC_HELP \
 "Static filters and maps (layout fuse): built once from every key, never\n" \
@@ -224,6 +225,7 @@ const struct command commands[] = {
 	  "needs --name. A compressed snapshot (save or build --compress) is\n"
 	  "decoded first, by bloomctl; the kernel gets the snapshot inside.\n\n"
 	  "      --name NAME    the filter's name\n"
+	  "      --max-memory B a compressed FILE decodes to at most B (1GiB)\n"
 	  "      --replace      replace the contents of an existing filter of the\n"
 	  "                     same key type (rules using it see the new contents)\n" },
 	{ "save-all", cmd_save_all, "DIR",
