@@ -407,8 +407,10 @@ enum snapz_method {
 	SNAPZ_ZSTD,
 };
 
-/* --max-memory B of info, test, count, restore: a compressed snapshot's
- * decoded size at most B (default TRANSPORT_MEM_DEFAULT) */
+/*
+ * --max-memory B of info, test, count, restore: a compressed snapshot's
+ * decoded size at most B (default TRANSPORT_MEM_DEFAULT)
+ */
 #define READ_LONGOPT	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }
 bool read_option(const char *cmd, int c, const char *arg);
 bool snapz_is(const u8 *buf, size_t len);
