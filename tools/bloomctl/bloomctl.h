@@ -38,6 +38,7 @@ enum out_format {
 struct bloomctl_opts {
 	enum out_format format;
 	bool quiet;
+	u64 read_max;		/* --max-memory of a snapshot's reader */
 };
 
 extern struct bloomctl_opts opts;
@@ -82,7 +83,10 @@ int key_type_parse(const char *s);
 #define COMMON_LONGOPTS					\
 	{ "help",	no_argument,		NULL, 'h' },	\
 	{ "quiet",	no_argument,		NULL, 'q' },	\
-	{ "output",	required_argument,	NULL, 'o' }
+	{ "output",	required_argument,	NULL, 'o' },	\
+	{ "json",	no_argument,		NULL, OPT_JSON }
+/* --json: -o json, as nft spells it */
+#define OPT_JSON	0x128
 /* --out FILE: where save and build write (-o is the format everywhere) */
 #define OPT_OUT		0x100
 #define OUT_LONGOPT	{ "out", required_argument, NULL, OPT_OUT }
@@ -148,6 +152,12 @@ struct key_input {
 };
 
 void key_input_file(struct key_input *in, const char *path);
+/* --allow-empty: an input without a key is what was meant (test, build) */
+#define OPT_ALLOW_EMPTY	0x127
+#define ALLOW_EMPTY_LONGOPT						\
+	{ "allow-empty", no_argument,		NULL, OPT_ALLOW_EMPTY }
+void __noreturn keys_none(const char *cmd, const char *what,
+			  const struct key_input *in, const char *allowed);
 int keylist_add_line(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno, char *why, size_t whylen);
 void keylist_load(struct keylist *kl, u8 type, const struct key_input *in,
@@ -253,6 +263,7 @@ void json_u64(struct json *j, const char *key, u64 val);
 void json_double(struct json *j, const char *key, double val);
 void json_bool(struct json *j, const char *key, bool val);
 void json_null(struct json *j, const char *key);
+void json_seed(struct json *j, u64 seed);
 
 #define TABLE_COLS	12
 struct table {
@@ -376,10 +387,17 @@ void snap_read_file(const char *path, struct snap_image *img);
 int snap_verify(const struct snap_image *img, struct bloom_snap_info *info);
 /* snap_verify(): a snapshot of a retired key type (bloomctl's own code) */
 #define SNAP_E_RETIRED_KEY	(-EKEYEXPIRED)
+/* snap_verify(): fewer bytes than the header's payload length */
+#define SNAP_E_TRUNCATED	(-EPIPE)
 const char *snap_strerror(int err);
 int write_file_atomic(const char *path, const void *buf, size_t len);
 char *snap_default_name(const char *path);
 void snap_free(struct snap_image *img);
+
+/* outfile.c: --out FILE */
+void out_check(const char *cmd, const char *out, const struct key_input *in);
+int out_tmp_create(char *tmpl);
+void out_tmp_done(void);
 
 /* compress.c: compressed snapshots, for transport */
 #define SNAPZ_HDR_BYTES	48
@@ -389,6 +407,12 @@ enum snapz_method {
 	SNAPZ_ZSTD,
 };
 
+/*
+ * --max-memory B of info, test, count, restore: a compressed snapshot's
+ * decoded size at most B (default TRANSPORT_MEM_DEFAULT)
+ */
+#define READ_LONGOPT	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY }
+bool read_option(const char *cmd, int c, const char *arg);
 bool snapz_is(const u8 *buf, size_t len);
 unsigned int snapz_pack(const struct snap_image *in, struct snap_image *out);
 void snapz_unpack(const char *path, struct snap_image *img);
@@ -472,6 +496,10 @@ void prefix_plan(const struct prefix_opts *po, const u64 *hist, u64 count,
 bool keylist_expand(struct keylist *kl, const struct plen_set *lens);
 void calc_prefixes(const struct keylist *kl, u64 ppb);
 
+/* target.c: a filter name or a snapshot file */
+bool is_snap_path(const char *arg);
+void refuse_file(const char *cmd, const char *name);
+
 /* snapfilter.c: a snapshot file queried as a filter, offline */
 struct snap_filter {
 	u32 nstages;		/* arrays: 1, or a growing filter's stages */
@@ -480,7 +508,6 @@ struct snap_filter {
 	struct stage_list sl;	/* a growing filter's, as STAGES says */
 };
 
-bool is_snap_path(const char *arg);
 void snap_filter_load(const char *cmd, const char *path,
 		      struct snap_filter *sf, struct bloom_ioc_info *in);
 u64 snap_filter_batch(const struct snap_filter *sf, unsigned long cmd,

@@ -36,16 +36,6 @@ static char *what_of(const char *cmd, const char *name)
 	return buf;
 }
 
-/* As a number, and as hex for tools whose JSON numbers are doubles. */
-static void json_seed(struct json *j, u64 seed)
-{
-	char hex[24];
-
-	snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)seed);
-	json_u64(j, "seed", seed);
-	json_str(j, "seed_hex", hex);
-}
-
 /* @core: what create made, its first stage if it grows */
 static void create_json(const char *name, const struct bloom_ioc_create *cr,
 			const struct bloom_core *core, bool existed)
@@ -823,16 +813,34 @@ static void fuse_shape(const char *name, const struct bloom_core *file)
 	info_fuse.value_bits = file->g.value_bits;
 }
 
-/* NAME, or a snapshot FILE (a path: it holds a '/'), see snapfilter.c */
+/* info's options: the common ones, and a file's --max-memory. */
+static int info_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS, READ_LONGOPT,
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  longopts)) != -1)
+		if (!read_option(argv[0], c, optarg))
+			common_option(argv[0], c);
+	return optind;
+}
+
+/* NAME, or a snapshot FILE (target.c), see snapfilter.c */
 int cmd_info(int argc, char **argv)
 {
 	struct bloom_ioc_gen gens[BLOOM_GENERATIONS_MAX] = {};
 	struct bloom_ioc_info in;
 	struct snap_filter sf;	/* sf.sl: the stages, of a file or not */
-	int first = common_args(argc, argv);
+	int first = info_args(argc, argv);
+	bool file;
 
 	positional(argv[0], argc - first, 1, 1, "NAME");
-	if (is_snap_path(argv[first])) {
+	file = is_snap_path(argv[first]);
+	if (file) {
 		snap_filter_load("info", argv[first], &sf, &in);
 		snap_filter_free(&sf);
 	} else {
@@ -841,10 +849,9 @@ int cmd_info(int argc, char **argv)
 		info_id = id_of(argv[first]);
 	}
 	if (in.layout == BLOOM_LAYOUT_FUSE)
-		fuse_shape(argv[first], is_snap_path(argv[first]) ?
-					&sf.core[0] : NULL);
+		fuse_shape(argv[first], file ? &sf.core[0] : NULL);
 	info_print(&in, gens, &sf.sl);
-	if (in.layout == BLOOM_LAYOUT_CUCKOO && !is_snap_path(argv[first]))
+	if (in.layout == BLOOM_LAYOUT_CUCKOO && !file)
 		cuckoo_moves(argv[first]);
 	return EXIT_OK;
 }

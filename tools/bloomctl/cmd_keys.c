@@ -23,6 +23,7 @@ struct keys_cmd {
 	bool exist;		/* del: absent keys are not an error */
 	bool match;		/* test: net keys match as packets do */
 	bool force;		/* add: even past the filter's capacity */
+	bool allow_empty;	/* test: no key is success */
 	bool file;		/* test, count: NAME is a snapshot file */
 	struct prefix_opts po;	/* add: net keys' prefix lengths */
 	size_t listed;		/* keys given, before the expansion */
@@ -37,6 +38,17 @@ struct keys_cmd {
 	struct keylist kl;
 };
 
+/* Whether @in, with @nargs keys as arguments, reads keys from stdin. */
+static bool stdin_keys(const struct key_input *in, int nargs)
+{
+	int i;
+
+	for (i = 0; i < in->nfiles; i++)
+		if (!strcmp(in->files[i], "-"))
+			return true;
+	return !in->nfiles && !nargs;
+}
+
 static void keys_options(int argc, char **argv, struct keys_cmd *k)
 {
 	static const struct option longopts[] = {
@@ -46,7 +58,7 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "match",	no_argument,		NULL, 'M' },
 		{ "force",	no_argument,		NULL, 'F' },
-		PREFIX_LONGOPTS,
+		PREFIX_LONGOPTS, ALLOW_EMPTY_LONGOPT, READ_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool is_add = !strcmp(argv[0], "add");
@@ -68,11 +80,16 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->match = true;
 		else if (c == 'F' && is_add)
 			k->force = true;
+		else if (c == OPT_ALLOW_EMPTY && is_test)
+			k->allow_empty = true;
+		else if (c == OPT_MAX_MEMORY && (is_test || !strcmp(argv[0], "count")))
+			read_option(argv[0], c, optarg);
 		else if ((is_add || c == OPT_PREFIX_LENGTHS) &&
 			 prefix_option(&k->po, argv[0], c, optarg))
 			continue;
 		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F' ||
-			 c == OPT_PROBES)
+			 c == OPT_PROBES || c == OPT_ALLOW_EMPTY ||
+			 c == OPT_MAX_MEMORY)
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);
 		else
@@ -85,6 +102,10 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		  is_snap_path(k->name);
 	if (!k->file)
 		check_name(argv[0], k->name);
+	if (k->file && !strcmp(k->name, "-") &&
+	    stdin_keys(&k->in, argc - optind - 1))
+		die("%s: the filter is read from stdin (-): give the keys as arguments or with -f FILE",
+		    k->cmd);
 	k->in.args = argv + optind + 1;
 	k->in.nargs = argc - optind - 1;
 }
@@ -157,6 +178,8 @@ static void keys_load(struct keys_cmd *k)
 {
 	keys_open(k);
 	keylist_load(&k->kl, k->info.key_type, &k->in, k->cmd);
+	if (!k->kl.count && !strcmp(k->cmd, "test") && !k->allow_empty)
+		keys_none(k->cmd, "test", &k->in, "makes that success");
 	free(k->in.files);
 	k->in.files = NULL;
 	k->listed = k->kl.count;

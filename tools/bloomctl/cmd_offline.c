@@ -86,7 +86,7 @@ static void built_json(const char *path, const struct bloom_geom *g,
 	json_str(&j, "key", bloom_key_type_name(g->key_type));
 	json_u64(&j, "bits", g->bits);
 	json_u64(&j, "hashes", g->hashes);
-	json_u64(&j, "seed", g->seed);
+	json_seed(&j, g->seed);
 	json_u64(&j, "keys", keys);
 	json_u64(&j, "bytes", len);
 	if (method >= 0) {
@@ -145,6 +145,8 @@ static void write_built(const char *path, const struct bloom_geom *g,
 	snap_free(&img);
 	snap_free(&z);
 }
+
+#define EMPTY_BUILD	"writes an empty filter"
 
 /* build of a filter that is not static, a pass at a time. */
 struct build_run {
@@ -259,6 +261,38 @@ static u32 kind_option(const char *cmd, const char *arg)
 }
 
 /*
+ * --kind's width gives the rate 2^-f whatever the target: refused when
+ * that is above --fp-rate (a net lookup's, over its probes, as below),
+ * rather than building a filter worse than asked for.
+ */
+static void kind_meets_rate(const struct bloom_geom *g, u32 fp_bits,
+			    u64 fpr_ppb)
+{
+	double rate = ldexp(1.0, -(int)fp_bits);
+
+	if (rate * BLOOM_PPB <= bloom_probe_fpr_ppb(g, fpr_ppb) * (1 + 1e-9))
+		return;
+	usage_error("build", "--kind fuse%u gives %.2g%% (2^-%u), above --fp-rate %g: give --kind fuse16, or --layout fuse --fp-rate alone (the width the rate needs)",
+		    fp_bits, rate * 100, fp_bits, (double)fpr_ppb / BLOOM_PPB);
+}
+
+/*
+ * Options that mean nothing to a static filter, refused rather than
+ * ignored: it is built once from exactly the keys given (a net list's
+ * --capacity still bounds its prefixes' expansion), and is of layout
+ * fuse.
+ */
+static void static_conflicts(const struct geom_opts *o, u32 fp_bits,
+			     bool layout)
+{
+	if (fp_bits && layout && o->layout != BLOOM_LAYOUT_FUSE)
+		usage_error("build", "--kind builds a static filter (layout fuse): not --layout %s",
+			    bloom_layout_name(o->layout));
+	if (o->capacity && o->key_type != BLOOM_KEY_NET)
+		usage_error("build", "a static filter holds exactly the keys given: --capacity does not apply");
+}
+
+/*
  * A static filter (--kind, or --layout fuse) of every key of @kl: its
  * fingerprint from --kind, or the narrowest for --fp-rate; values when
  * the keys have them.
@@ -273,6 +307,8 @@ static void build_static(const char *path, const struct geom_opts *o,
 		usage_error("build", "a static filter is sized by its keys: give --kind (or --fp-rate), not --bits, --hashes, --grow, --generations or --transport");
 	g.key_type = (u8)o->key_type;
 	g.flags = geom_flags(o);
+	if (fp_bits && o->fpr_ppb)
+		kind_meets_rate(&g, fp_bits, o->fpr_ppb);
 	/* A net lookup's rate is over its P probes, as for the others. */
 	if (!fp_bits && o->fpr_ppb)
 		bloom_geom_size(1, bloom_probe_fpr_ppb(&g, o->fpr_ppb),
@@ -287,13 +323,16 @@ static void build_static(const char *path, const struct geom_opts *o,
 /* A static filter: every key in memory, as its construction needs. */
 static void build_static_keys(const char *path, struct geom_opts *o,
 			      const struct prefix_opts *po, u32 fp_bits,
-			      const struct key_input *in, bool compress)
+			      const struct key_input *in, bool compress,
+			      bool allow_empty)
 {
 	u64 hist[BLOOM_PLEN_MAX + 1];
 	struct plen_set lens;
 	struct keylist kl;
 
 	keylist_load(&kl, (u8)o->key_type, in, "build");
+	if (!kl.count && !allow_empty)
+		keys_none("build", "build from", in, EMPTY_BUILD);
 	if (kl.type == BLOOM_KEY_NET) {
 		geom_net_capacity(o);	/* -n: prefixes, as for the others */
 		prefix_histogram(&kl, hist);
@@ -334,7 +373,7 @@ static void build_net_plan(struct build_run *b, struct geom_opts *o,
 static void build_streamed(const char *path, struct geom_opts *o,
 			   struct prefix_opts *po,
 			   const struct key_input *in, bool force,
-			   bool compress)
+			   bool compress, bool allow_empty)
 {
 	struct build_run b = { .cmd = "build" };
 	struct bloom_geom g;
@@ -347,6 +386,8 @@ static void build_streamed(const char *path, struct geom_opts *o,
 		b.counting = true;
 	}
 	key_stream_pass(&b.ks, "reading", build_counted, &b);
+	if (!b.listed && !allow_empty)
+		keys_none(b.cmd, "build from", in, EMPTY_BUILD);
 	b.stored = b.listed;
 	if (b.ks.type == BLOOM_KEY_NET)
 		build_net_plan(&b, o, po);
@@ -370,11 +411,13 @@ int cmd_build(int argc, char **argv)
 		{ "force",	no_argument,		NULL, 'F' },
 		{ "kind",	required_argument,	NULL, OPT_KIND },
 		{ "values",	no_argument,		NULL, OPT_VALUES },
+		ALLOW_EMPTY_LONGOPT,
 		GEOM_LONGOPTS, COMPRESS_LONGOPT, TRANSPORT_LONGOPTS,
 		PREFIX_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool force = false, compress = false, layout = false;
+	bool allow_empty = false;
 	struct prefix_opts po = { 0 };
 	u32 fp_bits = 0;
 	struct key_input in = { 0 };
@@ -397,6 +440,8 @@ int cmd_build(int argc, char **argv)
 			fp_bits = kind_option(argv[0], optarg);
 		else if (c == OPT_VALUES)
 			in.values = true;
+		else if (c == OPT_ALLOW_EMPTY)
+			allow_empty = true;
 		else if (prefix_option(&po, argv[0], c, optarg))
 			continue;
 		else if (!geom_option(&o, argv[0], c, optarg) &&
@@ -406,6 +451,7 @@ int cmd_build(int argc, char **argv)
 	}
 	if (!out)
 		usage_error(argv[0], "missing --out FILE");
+	out_check(argv[0], out, &in);
 	if (o.transport && (layout || o.bits || o.hashes))
 		usage_error(argv[0], "--transport picks m, k and the layout: give --capacity and --fp-rate only");
 	if (o.max_mem && !o.transport)
@@ -417,10 +463,14 @@ int cmd_build(int argc, char **argv)
 	po.force = force;
 	if (po.probes && o.key_type != BLOOM_KEY_NET)
 		usage_error(argv[0], "--probes is for net filters (--key net)");
-	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE)
-		build_static_keys(out, &o, &po, fp_bits, &in, compress);
-	else
-		build_streamed(out, &o, &po, &in, force, compress);
+	if (fp_bits || o.layout == BLOOM_LAYOUT_FUSE) {
+		static_conflicts(&o, fp_bits, layout);
+		build_static_keys(out, &o, &po, fp_bits, &in, compress,
+				  allow_empty);
+	} else {
+		build_streamed(out, &o, &po, &in, force, compress,
+			       allow_empty);
+	}
 	free(in.files);
 	return EXIT_OK;
 }

@@ -100,6 +100,7 @@ int cmd_save(int argc, char **argv)
 	positional(argv[0], argc - optind, 1, 1, "NAME");
 	if (!out)
 		usage_error(argv[0], "missing --out FILE");
+	out_check(argv[0], out, NULL);
 	check_name(argv[0], argv[optind]);
 	save_one("save", argv[optind], out, compress);
 	return EXIT_OK;
@@ -165,6 +166,7 @@ int cmd_restore(int argc, char **argv)
 		COMMON_LONGOPTS,
 		{ "name",	required_argument,	NULL, 'N' },
 		{ "replace",	no_argument,		NULL, 'r' },
+		READ_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path, *given = NULL;
@@ -179,7 +181,7 @@ int cmd_restore(int argc, char **argv)
 			given = optarg;
 		else if (c == 'r')
 			replace = true;
-		else
+		else if (!read_option(argv[0], c, optarg))
 			common_option(argv[0], c);
 	}
 	positional(argv[0], argc - optind, 1, 1, "FILE");

@@ -417,6 +417,36 @@ static const char *check_container(const u8 *buf, size_t len,
 	return NULL;
 }
 
+/* --max-memory B where a snapshot is read: false if @c is another. */
+bool read_option(const char *cmd, int c, const char *arg)
+{
+	if (c != OPT_MAX_MEMORY)
+		return false;
+	if (parse_count(arg, &opts.read_max) || !opts.read_max)
+		usage_error(cmd, "bad --max-memory '%s'", arg);
+	return true;
+}
+
+/*
+ * A few hundred bytes may declare gigabytes (a large, nearly empty
+ * filter): past --max-memory, refused before anything is allocated.
+ * The default is the kernel's default limit of a namespace, which a
+ * restore of anything larger would meet anyway.
+ */
+static void check_read_max(const char *path, u64 olen)
+{
+	u64 max = opts.read_max ?: TRANSPORT_MEM_DEFAULT;
+	char size[32], limit[32];
+
+	if (olen <= max)
+		return;
+	human_bytes(olen, size, sizeof(size));
+	human_bytes(max, limit, sizeof(limit));
+	die("%s: compressed snapshot: it decodes to %s, more than --max-memory %s: --max-memory %lluGiB reads it",
+	    path, size, limit,
+	    (unsigned long long)((olen + (1ULL << 30) - 1) >> 30));
+}
+
 /* Refuses a size this machine could not hold: before allocating it. */
 static bool too_big(u64 bytes)
 {
@@ -480,6 +510,7 @@ void snapz_unpack(const char *path, struct snap_image *img)
 	if (err)
 		die("%s: compressed snapshot: the snapshot inside: %s", path,
 		    snap_strerror(err));
+	check_read_max(path, olen);
 	if (too_big(olen)) {
 		human_bytes(olen, size, sizeof(size));
 		die("%s: compressed snapshot: it holds %s, more than this machine's memory",

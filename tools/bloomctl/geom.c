@@ -50,8 +50,10 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 	case 'l':
 		o->layout = layout_parse(arg);
 		if (o->layout < 0)
-			usage_error(cmd, "unknown layout '%s' (blocked, standard, partitioned or counting)",
-				    arg);
+			usage_error(cmd, "unknown layout '%s' (blocked, standard, partitioned, counting, cuckoo or fuse%s%s%s)",
+				    arg, fuse_kind_bits(arg) ? "; " : "",
+				    fuse_kind_bits(arg) ? arg : "",
+				    fuse_kind_bits(arg) ? " is a --kind of build" : "");
 		break;
 	case 't':
 		o->key_type = key_type_parse(arg);
@@ -171,8 +173,12 @@ void grow_opts_finish(struct geom_opts *o, const char *cmd)
 		return;
 	if (o->generations)
 		usage_error(cmd, "an aging filter cannot grow: drop --grow or the aging options");
-	if (o->layout == BLOOM_LAYOUT_COUNTING)
-		usage_error(cmd, "a counting filter cannot grow: drop --grow or --layout counting");
+	/* a counting filter's deletes would need the stage a key went to */
+	if (o->layout == BLOOM_LAYOUT_COUNTING ||
+	    o->layout == BLOOM_LAYOUT_CUCKOO || o->layout == BLOOM_LAYOUT_FUSE)
+		usage_error(cmd, "a %s filter cannot grow (blocked, standard and partitioned do): drop --grow or --layout %s",
+			    bloom_layout_name(o->layout),
+			    bloom_layout_name(o->layout));
 	if (!o->stages_max)
 		o->stages_max = BLOOM_STAGES_DEFAULT;
 	if (!o->growth)

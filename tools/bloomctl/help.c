@@ -26,10 +26,14 @@
 "or from stdin when neither is given and stdin is not a terminal: one key per\n" \
 "line; blank lines are skipped; a comment runs from # or ; at the start of a\n" \
 "line or after a blank to the end of the line (1.2.3.4 # why, ; SBL123);\n" \
-"surrounding whitespace is trimmed.\n" \
+"surrounding whitespace is trimmed; a UTF-8 byte order mark before the\n" \
+"first line (Windows exports) is skipped.\n" \
 "The whole input is parsed and validated before anything is sent to the\n" \
 "kernel: a malformed line is reported as FILE:LINE and nothing is applied\n" \
-"(exit status 2). An empty input is not an error: nothing is applied.\n" \
+"(exit status 2). An input without a key (nothing, or only blank lines and\n" \
+"comments) applies nothing to add and del, and is an error of test and\n" \
+"build (exit status 2) unless --allow-empty: an empty variable or a failed\n" \
+"download is not a list.\n" \
 "Key syntax by the filter's key type:\n" \
 "  addr       192.0.2.1  2001:db8::1\n" \
 "  net        192.0.2.0/24  2001:db8::/32  or a bare address (/32, /128);\n" \
@@ -57,9 +61,27 @@
 "Any of --growth, --tightening and --max-stages implies --grow.\n"
 
 #define FILE_HELP \
-"NAME may be a snapshot FILE, read without the kernel: any argument holding\n" \
-"a '/' (which no filter name can), e.g. ./drop.bloom. It is verified as a\n" \
-"restore would verify it, and answered with the kernel's own filter code.\n"
+"NAME may be a snapshot FILE, read without the kernel. An argument is a file\n" \
+"when it is - (stdin), holds a '/' (which no filter name can), or names a\n" \
+"snapshot file in the current directory (the file wins: info drop.bloom\n" \
+"reads it); anything else is a filter name. The file is verified as a\n" \
+"restore would verify it, and answered with the kernel's own filter code.\n" \
+"Other subcommands need the kernel and refuse a file. A compressed FILE\n" \
+"larger than --max-memory B once decoded (default 1GiB) is refused.\n"
+
+#define STATIC_HELP \
+"Static filters and maps (layout fuse): built once from every key, never\n" \
+"added to; about 1.13 f bits a key for the rate 2^-f. Every key is held in\n" \
+"memory while it is built (about 40 bytes a key).\n" \
+"      --kind K       fuse8 (f = 8: 0.39 %) or fuse16 (f = 16: 0.0015 %);\n" \
+"                     refused with an --fp-rate below its rate, a --layout\n" \
+"                     other than fuse, or --capacity (but a net list's)\n" \
+"      --layout fuse --fp-rate E  the narrowest f whose 2^-f is at most E\n" \
+"      --values       a static map: each key gets a value, 0 to 65535, the\n" \
+"                     last field of its line (192.0.2.0/24 3), or its file's\n" \
+"  -f FILE=VALUE      with --values: every key of FILE has VALUE (a line's\n" \
+"                     own value comes first)\n" \
+"--bits, --hashes, --grow, --transport and aging do not apply.\n"
 
 #define COMPRESS_HELP \
 "      --compress     write a compressed snapshot, for shipping: bit arrays\n" \
@@ -84,7 +106,8 @@
 "--out FILE: a regular file is replaced atomically (a temporary file in the\n" \
 "same directory, fsync, rename) with mode 0600, because it holds the seed;\n" \
 "a symlink is followed to its target; a device, FIFO or pipe (/dev/stdout,\n" \
-">(...)) is written in place. FILE - writes to stdout.\n"
+">(...)) is written in place. FILE - writes to stdout, but not to a terminal.\n" \
+"FILE must not be one of the input files (-f).\n"
 
 const struct command commands[] = {
 	{ "create", cmd_create,
@@ -177,6 +200,7 @@ const struct command commands[] = {
 	  "lookup each key had (JSON: \"lookup\", and \"matched\" with --verbose).\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "  -v, --verbose      a line per key: KEY present, or KEY absent\n"
+	  "      --allow-empty  no key at all is success (exit 0), not an error\n"
 	  "      --match        net filters: prefixes too match as packets from\n"
 	  "                     their first address do\n"
 	  "      --prefix-lengths LIST  net: an exact prefix is looked for as add\n"
@@ -201,6 +225,7 @@ const struct command commands[] = {
 	  "needs --name. A compressed snapshot (save or build --compress) is\n"
 	  "decoded first, by bloomctl; the kernel gets the snapshot inside.\n\n"
 	  "      --name NAME    the filter's name\n"
+	  "      --max-memory B a compressed FILE decodes to at most B (1GiB)\n"
 	  "      --replace      replace the contents of an existing filter of the\n"
 	  "                     same key type (rules using it see the new contents)\n" },
 	{ "save-all", cmd_save_all, "DIR",
@@ -220,13 +245,16 @@ const struct command commands[] = {
 	  "      --replace      replace the contents of existing filters (a damaged\n"
 	  "                     snapshot then leaves the existing filter as it is)\n" },
 	{ "build", cmd_build,
-	  "--out FILE [GEOMETRY | --transport] [--compress] [KEY...] [-f FILE]...",
+	  "--out FILE [GEOMETRY | --transport | --kind K [--values]] [--compress]\n"
+	  "               [KEY...] [-f FILE[=VALUE]]...",
 	  "Build a snapshot file offline, without the kernel, from a list of keys.\n"
 	  "The same geometry, seed and keys give exactly the bits of 'create --seed'\n"
 	  "and 'add'. Without --seed the seed is random. Without --capacity or\n"
 	  "--bits the filter is sized for the distinct keys read. More distinct keys\n"
 	  "than the capacity are refused (nothing is written) unless --force.\n\n"
 	  OUT_HELP "\n"
+	  "      --allow-empty  an input without a key builds an empty filter\n"
+	  "                     (otherwise an error: nothing is written)\n"
 	  "      --force        build past the capacity anyway\n"
 	  "      --out FILE     the snapshot to write (- is stdout)\n"
 	  COMPRESS_HELP
@@ -236,7 +264,7 @@ const struct command commands[] = {
 	  "      --max-memory B with --transport: the filter's memory at most B\n"
 	  "                     (default 1GiB, the kernel's default limit)\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
-	  GEOMETRY_HELP "\n" PREFIX_HELP "\n" KEYS_HELP },
+	  GEOMETRY_HELP "\n" STATIC_HELP "\n" PREFIX_HELP "\n" KEYS_HELP },
 	{ "union", cmd_union, "DST SRC",
 	  "Add every key of SRC to DST (bitwise OR). Both need the same layout,\n"
 	  "size, hashes, seed and key type: create them with the same --seed.\n" },
@@ -323,6 +351,7 @@ const struct command *command_find(const char *name)
 #define COMMON_HELP \
 "\nCommon options:\n" \
 "  -o, --output FMT   json or table (default); files are written with --out\n" \
+"      --json         the same as -o json\n" \
 "  -q, --quiet        print nothing but errors\n" \
 "  -h, --help         this help\n" \
 "\nExit status: 0 success; 1 test found an absent key; 2 error.\n"

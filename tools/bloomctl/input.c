@@ -272,14 +272,27 @@ static u64 input_size(FILE *f)
 	return (u64)st.st_size;
 }
 
-/* With values, "FILE=VALUE" gives every key of FILE that value. */
-static const char *file_value(struct keylist *kl, const char *arg)
+/*
+ * With values, "FILE=VALUE" gives every key of FILE that value. A file
+ * whose own name holds the '=' is read as it is; otherwise a bad VALUE,
+ * or one without --values, is named, as a bad value on a line is.
+ */
+static const char *file_value(struct keylist *kl, const char *arg,
+			      const char *cmd)
 {
 	const char *eq = strrchr(arg, '=');
 
 	kl->file_has_value = kl->with_values && eq &&
 			     parse_value(eq + 1, strlen(eq + 1), &kl->file_value);
-	return kl->file_has_value ? strndup(arg, (size_t)(eq - arg)) : arg;
+	if (kl->file_has_value)
+		return strndup(arg, (size_t)(eq - arg));
+	if (!eq || !access(arg, F_OK))
+		return arg;
+	if (!kl->with_values)
+		die("%s: -f %s: =VALUE gives the file's keys a value: it needs --values (build --kind fuse8 or fuse16 --values)",
+		    cmd, arg);
+	die("%s: -f %s: bad value '%.32s' (0 to %u)", cmd, arg, eq + 1,
+	    (1U << BLOOM_FUSE_VALUE_BITS_MAX) - 1);
 }
 
 /* The input file @path ("-" is stdin), opened. */
@@ -349,10 +362,19 @@ static bool next_line(struct line_reader *r, const char **line, size_t *len)
 	return true;
 }
 
+/* A UTF-8 byte order mark, as Windows tools begin a text file with. */
+static void skip_bom(const char **line, size_t *len)
+{
+	if (*len >= 3 && !memcmp(*line, "\xef\xbb\xbf", 3)) {
+		*line += 3;
+		*len -= 3;
+	}
+}
+
 static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 		      struct key_stream *ks)
 {
-	const char *path = file_value(kl, arg), *shown, *line;
+	const char *path = file_value(kl, arg, cmd), *shown, *line;
 	FILE *f = open_input(path, &shown);
 	struct line_reader r = { .f = f, .shown = shown, .cap = READ_BLOCK };
 	struct progress p;
@@ -368,6 +390,8 @@ static void load_file(struct keylist *kl, const char *arg, const char *cmd,
 	while (next_line(&r, &line, &n)) {
 		if (++lineno == U32_MAX)
 			die("%s: more than %u lines", path, U32_MAX - 1);
+		if (lineno == 1)
+			skip_bom(&line, &n);
 		if (keylist_add_line(kl, line, n, lineno, why, sizeof(why)))
 			bad_key(kl, lineno, cmd, why);
 		if (!(lineno % PROGRESS_EVERY))
@@ -411,6 +435,22 @@ void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
 		load_file(kl, "-", cmd, ks);
 	else if (!in->nfiles && !in->nargs)
 		usage_error(cmd, "no keys (give them as arguments, with -f FILE or on stdin)");
+}
+
+/*
+ * An input that held no key: an empty variable, a failed download, a
+ * list of comments. It is refused, not taken as an empty list: "test"
+ * would say every key is listed, "build" would ship an empty filter.
+ * @what is what the keys were for, @allowed what --allow-empty does.
+ */
+void keys_none(const char *cmd, const char *what, const struct key_input *in,
+	       const char *allowed)
+{
+	const char *from = in->nfiles ? in->files[0] : "-";
+
+	die("%s: no key to %s in %s%s (nothing, or only blank lines and comments): --allow-empty %s",
+	    cmd, what, strcmp(from, "-") ? from : "stdin",
+	    in->nfiles > 1 ? " and the other files" : "", allowed);
 }
 
 /* Every key of a command's input, in @kl (del, test, count). */

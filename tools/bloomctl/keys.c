@@ -430,7 +430,9 @@ int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 	case BLOOM_KEY_ADDR:
 		err = 0;
 		if (!addr_parse(text, len, rec))
-			err = bad(&p, "bad address '%s'", shown(&p));
+			err = bad(&p, "bad address '%s'%s", shown(&p),
+				  memchr(text, '/', len) ?
+				  " (a prefix: addr filters hold addresses, --key net prefixes)" : "");
 		break;
 	case BLOOM_KEY_NET:
 		err = parse_net(&p, rec);

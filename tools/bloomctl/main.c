@@ -13,8 +13,9 @@
 
 static void version(void)
 {
-	printf("bloomctl %s (ABI %d, snapshot format %d)\n", BLOOMCTL_VERSION,
-	       BLOOM_ABI_VERSION, BLOOM_SNAP_VERSION);
+	printf("bloomctl %s (ABI %d, snapshot formats %d to %d)\n",
+	       BLOOMCTL_VERSION, BLOOM_ABI_VERSION, BLOOM_SNAP_VERSION,
+	       BLOOM_SNAP_VERSION_FUSE);
 }
 
 /* Options before the subcommand; returns the subcommand's index. */
@@ -36,6 +37,8 @@ static int global_options(int argc, char **argv)
 			exit(EXIT_OK);
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			opts.quiet = true;
+		} else if (!strcmp(a, "--json")) {
+			opts.format = OUT_JSON;	/* nft's spelling */
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (++i == argc)
 				usage_error(NULL, "option '%s' needs a value", a);

@@ -165,6 +165,16 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
+/* As a number, and as hex for tools whose JSON numbers are doubles. */
+void json_seed(struct json *j, u64 seed)
+{
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)seed);
+	json_u64(j, "seed", seed);
+	json_str(j, "seed_hex", hex);
+}
+
 /* Tables: "NAME >BITS" makes a left- and a right-aligned column. */
 void table_init(struct table *t, const char *spec)
 {

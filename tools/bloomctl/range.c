@@ -124,6 +124,8 @@ int range_expand(u8 type, const char *text, size_t len, range_emit_fn emit,
 
 	if (!dash || (type != BLOOM_KEY_ADDR && type != BLOOM_KEY_NET))
 		return 0;
+	if (memchr(text, '/', (size_t)(dash - text)))
+		return 0;	/* 192.0.2.0/-1: a prefix's bad length */
 	text_shown(shown, sizeof(shown), text, len);
 	if (!addr_parse(text, (size_t)(dash - text), a) ||
 	    !addr_parse(dash + 1, len - (size_t)(dash + 1 - text), b))

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A snapshot file as a filter, without the kernel: info, test and count
- * take a path where they take a filter name (an argument holding a '/',
- * which no filter name can), so that a filter built or saved on one
+ * take a file where they take a filter name (target.c), so that a filter built or saved on one
  * machine can be checked before it is shipped to others. The file is
  * verified as a restore would verify it (header, checksum, no bits past
  * m) and queried with module/core/, the code bloom.ko runs: the answers
@@ -13,12 +12,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "bloomctl.h"
-
-bool is_snap_path(const char *arg)
-{
-	return strchr(arg, '/') != NULL;
-}
 
 /* Stage @i's figures, as BLOOM_IOC_STAGES reports them. */
 static void stage_report(struct snap_filter *sf, u32 i,
@@ -91,6 +87,33 @@ static void file_info(struct snap_filter *sf, const char *path,
 	file_stats(sf, in);
 }
 
+#define LOAD_CHUNK	(4U << 20)	/* bytes copied between releases */
+
+/*
+ * @bytes of words from the snapshot's @src to @dst, a chunk at a time;
+ * the pages of @src copied are given back as it goes (the snapshot is
+ * freed unread afterwards), so that a large filter is never held twice.
+ */
+static void copy_release(bloom_word_t *dst, const u8 *src, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), off, n;
+	uintptr_t lo, hi;
+	struct progress p;
+
+	progress_start(&p, "loading", bytes > LOAD_CHUNK ? bytes : 0, true);
+	for (off = 0; off < bytes; off += n) {
+		n = min((size_t)LOAD_CHUNK, bytes - off);
+		bloom_words_from_le(dst + off / 8,
+				    (const __le64 *)(src + off), n / 8);
+		lo = ((uintptr_t)src + off + page - 1) & ~(uintptr_t)(page - 1);
+		hi = ((uintptr_t)src + off + n) & ~(uintptr_t)(page - 1);
+		if (hi > lo)	/* whole pages of this chunk only */
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		progress_update(&p, off + n);
+	}
+	progress_end(&p);
+}
+
 /* Array @i of @sf from @words: allocated as the kernel does, checked. */
 static void load_array(const char *cmd, const char *path,
 		       struct snap_filter *sf, u32 i, const u8 *words)
@@ -103,7 +126,7 @@ static void load_array(const char *cmd, const char *path,
 			   sizeof(*bits) + bloom_array_bytes(core)))
 		die("out of memory");
 	memset(bits, 0, sizeof(*bits));
-	bloom_words_from_le(bits->words, (const __le64 *)words, core->nwords);
+	copy_release(bits->words, words, core->nwords * sizeof(u64));
 	sf->bits[i] = bits;
 	sf->nstages = i + 1;
 	if (bloom_bits_check_tail(core, bits))

@@ -134,6 +134,9 @@ int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
 	err = bloom_snap_check_hdr(&h, img->len, info);
 	if (err == -EINVAL && bloom_key_type_retired(h.key_type))
 		return SNAP_E_RETIRED_KEY;
+	if (err == -EMSGSIZE &&
+	    img->len - sizeof(h) < bloom_le64_to_cpu(h.payload_len))
+		return SNAP_E_TRUNCATED;
 	if (err)
 		return err;
 	return checksum_of(img) == info->checksum ? 0 : -EBADMSG;
@@ -147,6 +150,8 @@ int snap_verify(const struct snap_image *img, struct bloom_snap_info *info)
  */
 const char *snap_strerror(int err)
 {
+	if (err == SNAP_E_TRUNCATED)
+		return "snapshot is truncated (shorter than its header says: an interrupted copy?)";
 	if (err == SNAP_E_RETIRED_KEY)
 		return "the snapshot holds digest-v1 keys, a retired key type: digest keys changed, so make the filter again with 'bloomctl create --key digest' (its old contents are only dedup state)";
 	return bloom_snap_strerror(err);
@@ -267,9 +272,10 @@ static int replace_file(const char *path, const void *buf, size_t len)
 
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, basename(b)) < 0)
 		die("out of memory");
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = out_tmp_create(tmp);	/* removed on SIGINT, SIGTERM */
 	if (fd < 0) {
 		err = -errno;
+		out_tmp_done();
 		goto out;
 	}
 	err = write_all(fd, buf, len);
@@ -281,7 +287,8 @@ static int replace_file(const char *path, const void *buf, size_t len)
 		err = -errno;
 	if (err)
 		unlink(tmp);
-	else
+	out_tmp_done();
+	if (!err)
 		sync_dir(dir);
 out:
 	free(tmp);

@@ -343,6 +343,7 @@ void check_name(const char *cmd, const char *name)
 	const char *why = name_problem(name);
 	char shown[80];
 
+	refuse_file(cmd, name);
 	if (!why)
 		return;
 	text_shown(shown, sizeof(shown), name, strlen(name));
@@ -426,6 +427,9 @@ void common_option(const char *cmd, int c)
 		break;
 	case 'o':
 		set_format(cmd, optarg);
+		break;
+	case OPT_JSON:
+		opts.format = OUT_JSON;
 		break;
 	default:
 		usage_error(cmd, "unexpected option");
