@@ -184,7 +184,7 @@ static int search(const struct bloom_core *c, const struct bloom_bits *b,
 			u64 to = bloom_cuckoo_alt(c, n->bucket, fp);
 			int slot = bloom_cuckoo_find(c, b, to, 0);
 
-			if (tail == nodes)
+			if (tail >= nodes)
 				return -ENOSPC;
 			q[tail++] = (struct bloom_cuckoo_node){
 				to, head, j, n->depth + 1 };
@@ -237,8 +237,8 @@ static unsigned int shift_chain(const struct bloom_core *c,
  * @c: the table's core
  * @b: the table; writers serialised by the caller
  * @h: bloom_hash() of the key
- * @q: scratch of @nodes nodes
- * @nodes: buckets the search may queue, at most BLOOM_CUCKOO_NODES: fewer
+ * @q: scratch of BLOOM_CUCKOO_NODES nodes
+ * @nodes: buckets the search may queue (at most BLOOM_CUCKOO_NODES): fewer
  *	bound the time an insert into a nearly full table takes, and fail
  *	a little earlier
  * @mv: hooks around each slot written, or NULL
@@ -277,7 +277,7 @@ int bloom_cuckoo_insert_within(const struct bloom_core *c,
 		slot = bloom_cuckoo_find(c, b, i, 0);
 	}
 	if (slot < 0) {
-		n = search(c, b, &k, q, nodes, &slot);
+		n = search(c, b, &k, q, min(nodes, BLOOM_CUCKOO_NODES), &slot);
 		if (n < 0)
 			return n;
 		if (moves)

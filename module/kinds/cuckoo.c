@@ -6,19 +6,21 @@
  * Writers (add, delete, and the moves an add makes) are serialised by
  * @lock, taken with bottom halves off: the packet path adds from softirq
  * (--bloom-update). A writer holds it for one insert: a search over at
- * most BLOOM_CUCKOO_NODES buckets (PACKET_NODES outside process context)
- * and at most BLOOM_CUCKOO_MOVES moves.
+ * most BLOOM_CUCKOO_NODES buckets (PACKET_NODES on the packet path) and
+ * at most BLOOM_CUCKOO_MOVES moves.
  *
  * A nearly full table makes that search long, and a full one makes it
- * fail after looking at every bucket it may. So a test-and-add (the
- * packet path's --bloom-update, the kfuncs, bloom_test_and_add()), and
- * any add outside process context, refuses a new key without taking the
- * lock when the table is at its capacity or a search has failed since
- * the last delete (TABLE_FULL): a full table costs the packet path one
- * read, not a search under the lock. Adds from /dev/bloom and
- * bloom_add() in process context still search, as far as
- * BLOOM_CUCKOO_NODES: they are the operator's, and may fill the table
- * past its capacity (to about 96 % of its slots).
+ * fail after looking at every bucket it may. So the packet path's adds
+ * (every test-and-add: --bloom-update, the kfuncs, bloom_test_and_add();
+ * and a bloom_add() with bottom halves or interrupts off) refuse a new
+ * key without taking the lock when the table holds its capacity, or
+ * when a whole search (BLOOM_CUCKOO_NODES) has failed since the last
+ * delete (TABLE_FULL); and they search PACKET_NODES buckets, which
+ * fails first at about 96 % of the slots, past the capacity (95 %). A
+ * full table costs a packet one read, not a search under the lock.
+ * Adds from /dev/bloom, and bloom_add() in process context, are the
+ * operator's: they search BLOOM_CUCKOO_NODES and may fill the table
+ * past its capacity (to about 97 % of its slots).
  *
  * Tests take no lock. Why they never miss a key whose add completed
  * and which was not deleted:
@@ -60,15 +62,16 @@
 
 #define STRIPES		64	/* power of two */
 #define READ_TRIES	4
-#define PACKET_NODES	256	/* a search outside process context */
-#define TABLE_FULL	BLOOM_C_KIND	/* a search failed; cleared by a delete */
+#define PACKET_NODES	512	/* a search on the packet path */
+#define TABLE_FULL	BLOOM_C_KIND	/* a whole search failed: until a delete */
 
 struct bloom_cuckoo {
 	struct bloom_contents c;
 	spinlock_t lock;		/* writers; see above */
 	seqcount_spinlock_t seq[STRIPES];	/* moves, per stripe */
 	u64 moves;			/* under @lock; read racily */
-	atomic64_t failed;		/* adds refused: no room */
+	/* Adds refused for want of room; per CPU, off the stripes' line. */
+	u64 __percpu *refused;
 	/* The insert's search, under @lock. */
 	struct bloom_cuckoo_node queue[BLOOM_CUCKOO_NODES];
 	struct bloom_bits bits;		/* flexible: last */
@@ -108,11 +111,18 @@ static int cuckoo_init(struct bloom_contents *c)
 	struct bloom_cuckoo *t = cuckoo(c);
 	unsigned int i;
 
+	t->refused = alloc_percpu(u64);
+	if (!t->refused)
+		return -ENOMEM;
 	spin_lock_init(&t->lock);
-	atomic64_set(&t->failed, 0);
 	for (i = 0; i < STRIPES; i++)
 		seqcount_spinlock_init(&t->seq[i], &t->lock);
 	return 0;
+}
+
+static void cuckoo_destroy(struct bloom_contents *c)
+{
+	free_percpu(cuckoo(c)->refused);
 }
 
 /**
@@ -226,30 +236,36 @@ static bool no_room(struct bloom_cuckoo *t)
 	       bloom_over_capacity(&t->c.core.g, in + 1);
 }
 
-static int refused(struct bloom_cuckoo *t)
+static int refuse(struct bloom_cuckoo *t)
 {
-	atomic64_inc(&t->failed);
+	this_cpu_inc(*t->refused);
 	return -ENOSPC;
 }
 
 /*
- * Store @h (a copy too, with @copy), under @lock; a search that fails
- * marks the table full until a delete. Outside process context the
- * search is short: softirqs of this CPU wait for it.
+ * Store @h (a copy too, with @copy), under @lock, searching at most
+ * @nodes buckets; a whole search that fails marks the table full until
+ * a delete.
  */
-static int insert(struct bloom_cuckoo *t, u64 h, bool copy)
+static int insert(struct bloom_cuckoo *t, u64 h, bool copy,
+		  unsigned int nodes)
 {
 	const struct bloom_cuckoo_mover mv = { write_begin, write_end, t };
-	unsigned int nodes = in_task() ? BLOOM_CUCKOO_NODES : PACKET_NODES;
 	int ret;
 
 	spin_lock_bh(&t->lock);
 	ret = bloom_cuckoo_insert_within(&t->c.core, &t->bits, h, t->queue,
 					 nodes, &mv, NULL, copy);
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC && nodes == BLOOM_CUCKOO_NODES)
 		set_bit(TABLE_FULL, &t->c.flags);
 	spin_unlock_bh(&t->lock);
-	return ret == -ENOSPC ? refused(t) : ret;
+	return ret == -ENOSPC ? refuse(t) : ret;
+}
+
+/* An add on the packet path: at once when full, and a short search. */
+static int packet_insert(struct bloom_cuckoo *t, u64 h, bool copy)
+{
+	return no_room(t) ? refuse(t) : insert(t, h, copy, PACKET_NODES);
 }
 
 /* A net key's length is noted when the key is held, so lookups probe it. */
@@ -279,24 +295,24 @@ static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
 	bloom_cuckoo_key(&c->core, h, &k);
 	if (read_key(t, &k, READ_SURE))
 		return noted(t, 1, plen);
-	if (no_room(t))
-		return refused(t);
-	return noted(t, insert(t, h, false), plen);
+	return noted(t, packet_insert(t, h, false), plen);
 }
 
 /*
  * An add that stores (BLOOM_IOC_ADD, bloom_add()): every add stores a
  * copy, as a counting filter counts every add, so that a key sharing
  * another's fingerprint and buckets is not lost when the other is
- * deleted. Adding a key twice takes two deletes.
+ * deleted. Adding a key twice takes two deletes. With bottom halves or
+ * interrupts off (a bloom_add() from the packet path) it is the packet
+ * path's add.
  */
 static int cuckoo_add_copy(struct bloom_contents *c, u64 h, int plen)
 {
 	struct bloom_cuckoo *t = cuckoo(c);
 
-	if (!in_task() && no_room(t))
-		return refused(t);
-	return noted(t, insert(t, h, true), plen);
+	if (in_interrupt() || irqs_disabled())
+		return noted(t, packet_insert(t, h, true), plen);
+	return noted(t, insert(t, h, true, BLOOM_CUCKOO_NODES), plen);
 }
 
 static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
@@ -351,7 +367,8 @@ static int cuckoo_del(struct bloom_contents *c, u64 h)
 
 	spin_lock_bh(&t->lock);
 	err = bloom_cuckoo_delete(&c->core, &t->bits, h, &mv);
-	if (!err)
+	/* Tested first: the flags share a line every test reads. */
+	if (!err && test_bit(TABLE_FULL, &c->flags))
 		clear_bit(TABLE_FULL, &c->flags);
 	spin_unlock_bh(&t->lock);
 	return err;
@@ -369,13 +386,17 @@ static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,
 			 u64 *hist)
 {
 	struct bloom_cuckoo *t = cuckoo(c);
+	int cpu;
 
 	bloom_stats(&c->core, &t->bits, hist, &r->st);
 	/* The table and what writers need beside it (the search's queue). */
 	r->st.mem_bytes = cuckoo_bytes(&c->core);
 	r->over = bloom_over_capacity(&c->core.g, r->st.inserted);
 	r->moves = READ_ONCE(t->moves);
-	r->failed = atomic64_read(&t->failed);
+	r->failed = 0;
+	/* Per-CPU counters: a sum racing with refusals is approximate. */
+	for_each_possible_cpu(cpu)
+		r->failed += READ_ONCE(*per_cpu_ptr(t->refused, cpu));
 	return 0;
 }
 
@@ -421,6 +442,7 @@ static int cuckoo_load(struct bloom_contents *c, struct bloom_payload_in *in,
 const struct bloom_kind_ops bloom_cuckoo_ops = {
 	.bytes = cuckoo_bytes,
 	.init = cuckoo_init,
+	.destroy = cuckoo_destroy,
 	.test = cuckoo_test,
 	.add = cuckoo_add,
 	.add_copy = cuckoo_add_copy,

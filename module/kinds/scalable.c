@@ -31,9 +31,13 @@
  *
  * Every stage is charged to the namespace's budget and to a memory
  * cgroup: a batch's growth to the caller's, as any allocation; the
- * work's to the cgroup of whoever created or restored the filter
- * (@memcg, held while the contents live), since a kworker has none of
- * its own and the packet that asked for the stage may be anybody's.
+ * work's to the cgroup of whoever made these contents (created,
+ * restored or cleared the filter: @memcg, held while the contents live,
+ * which keeps a removed cgroup's structure until then), since a kworker
+ * has none of its own and the packet that asked for the stage may be
+ * anybody's. A growth that memory refused is asked again after
+ * RETRY_DELAY, doubled for each refusal in a row up to RETRY_MAX: each
+ * try reclaims in that cgroup.
  */
 #include <linux/memcontrol.h>
 #include <linux/mutex.h>
@@ -57,9 +61,10 @@ struct bloom_scalable {
 	size_t bytes;			/* held now: under the budget's lock */
 	u32 nstages;			/* raised with release, read acquire */
 	unsigned long retry;		/* jiffies: no growth asked before */
-	int grow_err;			/* under @lock: the last failure's */
+	unsigned int refusals;		/* under @lock: by memory, in a row */
 	struct bloom_geom next;		/* under @lock: stage @next_i's */
 	u32 next_i;			/* 0: @next not computed yet */
+	size_t next_bytes;		/* its size: written under @lock */
 	struct bloom_stage *stage[BLOOM_STAGES_MAX];
 	struct bloom_stage first;	/* stage 0, flexible: last */
 };
@@ -67,7 +72,9 @@ struct bloom_scalable {
 #define GROW_DUE	BLOOM_C_KIND		/* the work is queued */
 #define GROW_STUCK	(BLOOM_C_KIND + 1)	/* no stage will ever come */
 #define GROW_FAILED	(BLOOM_C_KIND + 2)	/* the last growth failed */
+#define GROW_LIMITED	(BLOOM_C_KIND + 3)	/* by the namespace's limit */
 #define RETRY_DELAY	HZ			/* after a failed growth */
+#define RETRY_MAX	6			/* doublings of it, at most */
 
 static struct bloom_scalable *scalable(struct bloom_contents *c)
 {
@@ -137,7 +144,10 @@ static int scalable_init(struct bloom_contents *c)
 	s->stage[0] = &s->first;
 	mutex_init(&s->lock);
 	INIT_WORK(&s->work, grow_work);
-	/* Process context: the creator's or restorer's, or an active one. */
+	/*
+	 * Process context: the active memcg, else that of current's mm
+	 * owner (the task's own but for CLONE_VM children elsewhere).
+	 */
 	s->memcg = get_mem_cgroup_from_mm(NULL);
 	s->bytes = scalable_bytes(&c->core);
 	s->nstages = 1;
@@ -191,7 +201,8 @@ static int next_geom(struct bloom_scalable *s)
 }
 
 /*
- * Under s->lock: is there room in the namespace's budget for @bytes?
+ * Is there room in the namespace's budget for @bytes (a hint: its lock
+ * is taken and dropped)?
  * None is never for good: its limit may be raised (so not -E2BIG,
  * which grew() takes for the size cap).
  */
@@ -217,6 +228,7 @@ static int grow_locked(struct bloom_scalable *s)
 		return err;
 	bloom_core_init(&gr.st_core, &s->next);
 	gr.bytes = stage_bytes(&gr.st_core);
+	WRITE_ONCE(s->next_bytes, gr.bytes);
 	/* A hint first: no allocation the budget would refuse. */
 	err = budget_room(s, gr.bytes);
 	if (err)
@@ -248,13 +260,23 @@ static bool over(const struct bloom_stage *st, u64 more)
  */
 static void grew(struct bloom_scalable *s, int err)
 {
+	unsigned long delay = RETRY_DELAY;
+
 	if (!err) {
+		s->refusals = 0;
 		clear_bit(GROW_FAILED, &s->c.flags);
+		clear_bit(GROW_LIMITED, &s->c.flags);
 	} else if (err == -E2BIG) {
 		set_bit(GROW_STUCK, &s->c.flags);
+	} else if (err == -ENOSPC) {
+		WRITE_ONCE(s->retry, jiffies + delay);
+		set_bit(GROW_LIMITED, &s->c.flags);
+		set_bit(GROW_FAILED, &s->c.flags);
 	} else if (err != -ESTALE) {
-		s->grow_err = err;
-		WRITE_ONCE(s->retry, jiffies + RETRY_DELAY);
+		delay <<= min(s->refusals, RETRY_MAX);
+		s->refusals++;
+		WRITE_ONCE(s->retry, jiffies + delay);
+		clear_bit(GROW_LIMITED, &s->c.flags);
 		set_bit(GROW_FAILED, &s->c.flags);
 	}
 }
@@ -475,28 +497,23 @@ static u32 scalable_count(struct bloom_contents *c, u64 h)
 }
 
 /*
- * Process context: can no stage come after the @n there are? At the
- * stage maximum or the size cap, never; after a growth that memory (or
- * its cgroup) refused, not until one succeeds. After one the namespace's
- * limit refused, asked again: the limit may have been raised since, and
- * bloomctl checks a batch's room by this before it adds. A growth under
- * way (@lock taken) may bring one.
+ * Can no stage come after the @n there are? At the stage maximum or the
+ * size cap, never; after a growth that memory (or its cgroup) refused,
+ * not until one succeeds. After one the namespace's limit refused, asked
+ * again: the limit may have been raised since, and bloomctl checks a
+ * batch's room by this before it adds. Racy reads of the flags and of
+ * the size the refused stage had: a growth racing with it may change
+ * the answer, as one just after it would.
  */
 static bool no_stage_to_come(struct bloom_scalable *s, u32 n)
 {
-	struct bloom_core core;
-	bool none = true;
-
 	if (n >= s->c.core.g.stages_max || test_bit(GROW_STUCK, &s->c.flags))
 		return true;
-	if (!test_bit(GROW_FAILED, &s->c.flags) || !mutex_trylock(&s->lock))
+	if (!test_bit(GROW_FAILED, &s->c.flags))
 		return false;
-	if (s->grow_err == -ENOSPC && !next_geom(s)) {
-		bloom_core_init(&core, &s->next);
-		none = budget_room(s, stage_bytes(&core)) != 0;
-	}
-	mutex_unlock(&s->lock);
-	return none;
+	if (!test_bit(GROW_LIMITED, &s->c.flags))
+		return true;
+	return budget_room(s, READ_ONCE(s->next_bytes)) != 0;
 }
 
 static int scalable_report(struct bloom_contents *c, struct bloom_report *r,

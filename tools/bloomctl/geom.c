@@ -187,6 +187,11 @@ void grow_opts_finish(struct geom_opts *o, const char *cmd)
 		o->tighten_pct = BLOOM_TIGHTEN_DEFAULT_PCT;
 	if (o->by_rate && !first_fpr_ppb(o))
 		usage_error(cmd, "--fp-rate too small to grow: E x (1 - R) is under 1e-9");
+	/* the next stages are sized from the first's capacity and rate */
+	if (!o->by_rate && o->capacity > o->bits)
+		die("%s: a growing filter's first stage holds at most --bits keys: --capacity %llu is more than --bits %llu",
+		    cmd, (unsigned long long)o->capacity,
+		    (unsigned long long)o->bits);
 }
 
 /* Why a geometry given as --bits and --hashes is refused, or NULL. */
