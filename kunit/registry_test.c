@@ -250,6 +250,34 @@ static void combine_counts_the_result(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_ib");
 }
 
+/*
+ * A cuckoo filter stores a copy on every bloom_add(), as a counting
+ * filter counts every add: added twice and deleted once, the key stays;
+ * deleted twice, it is gone (an empty table holds no fingerprint).
+ */
+static void cuckoo_add_stores_a_copy(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 256 * 4 * 16, .hashes = 16,
+				.key_type = BLOOM_KEY_BYTES,
+				.layout = BLOOM_LAYOUT_CUCKOO };
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_ck2",
+						    &g), 0);
+	f = bloom_get(&init_net, "kunit_ck2");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test(f, "ban-2", 5),
+			      "added twice with bloom_add(), deleted once: gone");
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, "ban-2", 5));
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-2", 5), -ENOENT);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_ck2");
+}
+
 /* Past its capacity a filter stops taking new keys from the API. */
 static void full_filter_stops_adding(struct kunit *test)
 {
@@ -552,6 +580,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(create_validates_its_input),
 	KUNIT_CASE(combine_counts_the_result),
 	KUNIT_CASE(full_filter_stops_adding),
+	KUNIT_CASE(cuckoo_add_stores_a_copy),
 	KUNIT_CASE(counting_add_counts_a_present_key),
 	KUNIT_CASE(contents_bytes_saturate),
 	KUNIT_CASE_SLOW(halve_keeps_completed_adds),
