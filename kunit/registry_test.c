@@ -414,6 +414,47 @@ static void static_map_gives_each_value(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_map_ap");
 }
 
+/*
+ * Set algebra between kinds is refused: a plain filter and a growing one
+ * of the same geometry and seed (the growing one's first stage is that
+ * geometry) do not share their arrays' layout.
+ */
+static void combine_refuses_other_kinds(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 1 << 16, .hashes = 5, .seed = 3,
+				.flags = BLOOM_F_FIXED_SEED };
+	struct bloom_geom grow = g;
+	struct bloom_filter *a, *b;
+
+	grow.stages_max = 4;
+	grow.growth = 2;
+	grow.tighten_pct = 50;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_kp",
+						    &g), 0);
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_kg",
+						    &grow), 0);
+	a = bloom_get(&init_net, "kunit_kp");
+	b = bloom_get(&init_net, "kunit_kg");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a) || IS_ERR(b));
+	add_keys(a, 0, 100);
+	add_keys(b, 100, 200);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_kp",
+						     "kunit_kg", false),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_kp",
+						     "kunit_kg", true),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_kg",
+						     "kunit_kp", false),
+			-EOPNOTSUPP);
+	/* Unchanged: still its own 100 keys. */
+	KUNIT_EXPECT_EQ(test, inserted_of(a), 100ULL);
+	bloom_put(a);
+	bloom_put(b);
+	bloom_registry_destroy(&init_net, "kunit_kp");
+	bloom_registry_destroy(&init_net, "kunit_kg");
+}
+
 /* Past its capacity a filter stops taking new keys from the API. */
 static void full_filter_stops_adding(struct kunit *test)
 {
@@ -718,6 +759,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(full_filter_stops_adding),
 	KUNIT_CASE(cuckoo_add_stores_a_copy),
 	KUNIT_CASE(static_map_gives_each_value),
+	KUNIT_CASE(combine_refuses_other_kinds),
 	KUNIT_CASE(counting_add_counts_a_present_key),
 	KUNIT_CASE(contents_bytes_saturate),
 	KUNIT_CASE_SLOW(halve_keeps_completed_adds),
