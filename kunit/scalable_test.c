@@ -179,6 +179,89 @@ static void net_lengths_of_every_stage(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_grow_net");
 }
 
+/* Keys [@first, @first + @n) hashed for @c, as a batch ADD does. */
+static void hash_keys(struct bloom_contents *c, u64 first, u32 n, u64 *h)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 key = first + i;
+
+		h[i] = bloom_hash(&c->core, &key, sizeof(key));
+	}
+}
+
+/*
+ * The ADD ioctl's path, a chunk at a time: room first (process
+ * context), then the kind's batch add under RCU.
+ */
+static void add_batches(struct kunit *test, struct bloom_filter *f, u64 n)
+{
+	struct bloom_contents *c;
+	u64 first, *h;
+	u32 chunk;
+
+	h = kunit_kcalloc(test, CAP, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (first = 0; first < n; first += chunk) {
+		chunk = min_t(u64, CAP, n - first);
+		c = bloom_contents_get(f);
+		KUNIT_ASSERT_NOT_NULL(test, c->ops->add_batch);
+		c->ops->make_room(c, chunk);
+		bloom_contents_put(c);
+		rcu_read_lock();
+		c = rcu_dereference(f->contents);
+		hash_keys(c, first, chunk, h);
+		c->ops->add_batch(c, h, NULL, chunk);
+		rcu_read_unlock();
+	}
+	kunit_kfree(test, h);
+}
+
+static u64 inserted_of(struct bloom_filter *f)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+	struct bloom_report r;
+	u64 n = U64_MAX;
+
+	if (!bloom_contents_report(c, &r))
+		n = r.st.inserted;
+	bloom_contents_put(c);
+	return n;
+}
+
+/*
+ * Keys added in batches are each stored once, in whichever stage: the
+ * same keys added again, to the grown filter, are all present already
+ * and add nothing, neither keys nor stages.
+ */
+static void batch_readd_adds_nothing(struct kunit *test)
+{
+	struct bloom_filter *f = make(test, "kunit_grow_batch", CAP, 12);
+	u64 n = 10 * CAP, in, i;
+	u32 stages;
+
+	add_batches(test, f, n);
+	in = inserted_of(f);
+	stages = stages_of(f);
+	/* n distinct keys: a few were false positives, not stored. */
+	KUNIT_EXPECT_LE(test, in, n);
+	KUNIT_EXPECT_GE(test, in, n - n / 50);
+	/* 256 + 512 + 1024 < 2560 keys: four stages at least. */
+	KUNIT_EXPECT_GE(test, stages, 4U);
+	add_batches(test, f, n);
+	KUNIT_EXPECT_EQ_MSG(test, inserted_of(f), in,
+			    "the same %llu keys added again were stored again",
+			    n);
+	KUNIT_EXPECT_EQ(test, stages_of(f), stages);
+	for (i = 0; i < n; i++)
+		if (!bloom_test(f, &i, sizeof(i)))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, n, "a key added is missing");
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_batch");
+}
+
 struct adder {
 	struct bloom_filter *f;
 	u64 first, n;
@@ -416,6 +499,7 @@ static struct kunit_case scalable_cases[] = {
 	KUNIT_CASE(stages_follow_the_series),
 	KUNIT_CASE(grows_and_keeps_every_key),
 	KUNIT_CASE(net_lengths_of_every_stage),
+	KUNIT_CASE(batch_readd_adds_nothing),
 	KUNIT_CASE(concurrent_growth_loses_nothing),
 	KUNIT_CASE(growth_stops_at_the_stage_limit),
 	KUNIT_CASE(growth_respects_the_byte_limit),
