@@ -250,6 +250,211 @@ static void combine_counts_the_result(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_ib");
 }
 
+/*
+ * A cuckoo filter stores a copy on every bloom_add(), as a counting
+ * filter counts every add: added twice and deleted once, the key stays;
+ * deleted twice, it is gone (an empty table holds no fingerprint).
+ */
+static void cuckoo_add_stores_a_copy(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 256 * 4 * 16, .hashes = 16,
+				.key_type = BLOOM_KEY_BYTES,
+				.layout = BLOOM_LAYOUT_CUCKOO };
+	struct bloom_filter *f;
+
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_ck2",
+						    &g), 0);
+	f = bloom_get(&init_net, "kunit_ck2");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_EQ(test, bloom_add(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test(f, "ban-2", 5),
+			      "added twice with bloom_add(), deleted once: gone");
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-2", 5), 0);
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, "ban-2", 5));
+	KUNIT_EXPECT_EQ(test, bloom_del(f, "ban-2", 5), -ENOENT);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_ck2");
+}
+
+#define MAP_KEYS	40
+
+/*
+ * Publish a static map @name of @n keys of @len bytes each (@keys, one
+ * after the other) with @values, built here as bloomctl build does:
+ * hashed with the seed, sorted, peeled; a seed that does not peel is
+ * stepped. The values are 16 bits wide.
+ */
+static int publish_map(struct kunit *test, const char *name, u8 key_type,
+		       const u8 *keys, size_t len, const u32 *values, u32 n)
+{
+	struct bloom_fuse_item *it, *tmp;
+	struct bloom_contents *c;
+	struct bloom_geom g;
+	unsigned int tries;
+	u64 distinct;
+	u32 i, dup[2];
+	void *scratch;
+	int err;
+
+	err = bloom_fuse_geom(n, 8, 16, &g);
+	if (err)
+		return err;
+	g.key_type = key_type;
+	g.seed = 7;
+	g.flags |= BLOOM_F_FIXED_SEED;
+	it = kunit_kcalloc(test, n, sizeof(*it), GFP_KERNEL);
+	tmp = kunit_kcalloc(test, n, sizeof(*tmp), GFP_KERNEL);
+	if (!it || !tmp)
+		return -ENOMEM;
+	for (tries = 0; tries < BLOOM_FUSE_TRIES; tries++) {
+		c = bloom_contents_new(&g);
+		if (!c)
+			return -ENOMEM;
+		scratch = kvzalloc(bloom_fuse_scratch_bytes(&c->core),
+				   GFP_KERNEL);
+		if (!scratch) {
+			bloom_contents_free(c);
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			it[i] = (struct bloom_fuse_item){
+				.h = bloom_hash(&c->core, keys + i * len, len),
+				.value = values[i], .idx = i };
+		err = bloom_fuse_sort(it, tmp, n, scratch, &distinct, dup) ?:
+		      bloom_fuse_build(&c->core, c->array, it, distinct,
+				       scratch);
+		kvfree(scratch);
+		if (!err)
+			return bloom_registry_publish(&init_net, name, c,
+						      false);
+		bloom_contents_free(c);
+		if (err != -EAGAIN)
+			return err;
+		g.seed += BLOOM_FUSE_SEED_STEP;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * bloom_value() on static maps of addr and addr,port keys gives each
+ * member the value the map was built with (none of them 0), and says
+ * keys never listed are absent (a 2^-8 false positive each: at most a
+ * few of 40).
+ */
+static void static_map_gives_each_value(struct kunit *test)
+{
+	struct bloom_key_addr_port *ap;
+	struct bloom_key_addr *a;
+	struct bloom_filter *f;
+	u32 *values, i, wrong, absent, value;
+
+	a = kunit_kcalloc(test, 2 * MAP_KEYS, sizeof(*a), GFP_KERNEL);
+	ap = kunit_kcalloc(test, MAP_KEYS, sizeof(*ap), GFP_KERNEL);
+	values = kunit_kcalloc(test, MAP_KEYS, sizeof(*values), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, ap);
+	KUNIT_ASSERT_NOT_NULL(test, values);
+	for (i = 0; i < 2 * MAP_KEYS; i++) {
+		/* ::ffff:198.51.100.i; the second half are never listed */
+		a[i].addr[10] = 0xff;
+		a[i].addr[11] = 0xff;
+		a[i].addr[12] = 198;
+		a[i].addr[13] = 51;
+		a[i].addr[14] = 100;
+		a[i].addr[15] = i;
+	}
+	for (i = 0; i < MAP_KEYS; i++) {
+		values[i] = 1000 + 37 * i;
+		memcpy(ap[i].addr, a[i].addr, sizeof(ap[i].addr));
+		ap[i].port = htons(5353);
+		ap[i].proto = IPPROTO_UDP;
+	}
+	KUNIT_ASSERT_EQ(test, publish_map(test, "kunit_map_a", BLOOM_KEY_ADDR,
+					  (const u8 *)a, sizeof(*a), values,
+					  MAP_KEYS), 0);
+	f = bloom_get(&init_net, "kunit_map_a");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	for (i = 0, wrong = 0; i < MAP_KEYS; i++) {
+		value = 0;
+		if (!bloom_value(f, &a[i], sizeof(a[i]), &value) ||
+		    value != values[i]) {
+			if (!wrong++)
+				kunit_err(test, "addr key %u: value %u, want %u",
+					  i, value, values[i]);
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0U, "addr members with another value");
+	for (i = MAP_KEYS, absent = 0; i < 2 * MAP_KEYS; i++)
+		absent += !bloom_value(f, &a[i], sizeof(a[i]), &value);
+	KUNIT_EXPECT_GE(test, absent, MAP_KEYS - 4U);
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_map_a");
+
+	for (i = 0; i < MAP_KEYS; i++)
+		values[i] = 65535 - i;
+	KUNIT_ASSERT_EQ(test, publish_map(test, "kunit_map_ap",
+					  BLOOM_KEY_ADDR_PORT, (const u8 *)ap,
+					  sizeof(*ap), values, MAP_KEYS), 0);
+	f = bloom_get(&init_net, "kunit_map_ap");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	for (i = 0, wrong = 0; i < MAP_KEYS; i++) {
+		value = 0;
+		if (!bloom_value(f, &ap[i], sizeof(ap[i]), &value) ||
+		    value != values[i]) {
+			if (!wrong++)
+				kunit_err(test, "addr,port key %u: value %u, want %u",
+					  i, value, values[i]);
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0U,
+			    "addr,port members with another value");
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_map_ap");
+}
+
+/*
+ * Set algebra between kinds is refused: a plain filter and a growing one
+ * of the same geometry and seed (the growing one's first stage is that
+ * geometry) do not share their arrays' layout.
+ */
+static void combine_refuses_other_kinds(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 1 << 16, .hashes = 5, .seed = 3,
+				.flags = BLOOM_F_FIXED_SEED };
+	struct bloom_geom grow = g;
+	struct bloom_filter *a, *b;
+
+	grow.stages_max = 4;
+	grow.growth = 2;
+	grow.tighten_pct = 50;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_kp",
+						    &g), 0);
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_kg",
+						    &grow), 0);
+	a = bloom_get(&init_net, "kunit_kp");
+	b = bloom_get(&init_net, "kunit_kg");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a) || IS_ERR(b));
+	add_keys(a, 0, 100);
+	add_keys(b, 100, 200);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_kp",
+						     "kunit_kg", false),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_kp",
+						     "kunit_kg", true),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_kg",
+						     "kunit_kp", false),
+			-EOPNOTSUPP);
+	/* Unchanged: still its own 100 keys. */
+	KUNIT_EXPECT_EQ(test, inserted_of(a), 100ULL);
+	bloom_put(a);
+	bloom_put(b);
+	bloom_registry_destroy(&init_net, "kunit_kp");
+	bloom_registry_destroy(&init_net, "kunit_kg");
+}
+
 /* Past its capacity a filter stops taking new keys from the API. */
 static void full_filter_stops_adding(struct kunit *test)
 {
@@ -552,6 +757,9 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(create_validates_its_input),
 	KUNIT_CASE(combine_counts_the_result),
 	KUNIT_CASE(full_filter_stops_adding),
+	KUNIT_CASE(cuckoo_add_stores_a_copy),
+	KUNIT_CASE(static_map_gives_each_value),
+	KUNIT_CASE(combine_refuses_other_kinds),
 	KUNIT_CASE(counting_add_counts_a_present_key),
 	KUNIT_CASE(contents_bytes_saturate),
 	KUNIT_CASE_SLOW(halve_keeps_completed_adds),

@@ -116,6 +116,152 @@ static void grows_and_keeps_every_key(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_grow");
 }
 
+/* The IPv4 prefix @v4/@plen as a net key (v4-mapped: 96 + @plen). */
+static struct bloom_key_net net_key(u32 v4, unsigned int plen)
+{
+	struct bloom_key_net k = { .addr = { [10] = 0xff, [11] = 0xff },
+				   .plen = 96 + plen };
+
+	k.addr[12] = v4 >> 24;
+	k.addr[13] = v4 >> 16;
+	k.addr[14] = v4 >> 8;
+	k.addr[15] = v4;
+	bloom_net_mask(k.addr, k.plen);
+	return k;
+}
+
+/* Add a net key, waiting for the growth work while the filter is full. */
+static int add_net_waiting(struct bloom_filter *f, u32 v4, unsigned int plen)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	struct bloom_key_net k = net_key(v4, plen);
+	int ret;
+
+	while ((ret = bloom_add(f, &k, sizeof(k))) == -ENOSPC &&
+	       time_before(jiffies, end))
+		usleep_range(100, 200);
+	return ret;
+}
+
+/*
+ * A net filter grown past its first stage: lengths only later stages
+ * hold are probed too. The first stage gets /32s only; once there are
+ * more stages, a /24 and a /16 go to a later one, and addresses inside
+ * them are found; one outside every prefix is not.
+ */
+static void net_lengths_of_every_stage(struct kunit *test)
+{
+	struct bloom_geom g = grow_geom(CAP, 8);
+	u8 in24[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 77 };
+	u8 in16[16] = { [10] = 0xff, [11] = 0xff, 198, 18, 200, 1 };
+	u8 out[16] = { [10] = 0xff, [11] = 0xff, 203, 0, 113, 1 };
+	struct bloom_filter *f;
+	u32 i;
+
+	g.key_type = BLOOM_KEY_NET;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_grow_net",
+						    &g), 0);
+	f = bloom_get(&init_net, "kunit_grow_net");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	/* 10.0.0.0 upwards, /32 each, until a second stage is there. */
+	for (i = 0; i < 20 * CAP && stages_of(f) < 2; i++)
+		KUNIT_ASSERT_EQ(test, add_net_waiting(f, 0x0a000000 + i, 32),
+				0);
+	KUNIT_ASSERT_GE(test, stages_of(f), 2U);
+	KUNIT_EXPECT_EQ(test, add_net_waiting(f, 0xc0000200, 24), 0);
+	KUNIT_EXPECT_EQ(test, add_net_waiting(f, 0xc6120000, 16), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test_net(f, in24),
+			      "192.0.2.77 inside 192.0.2.0/24, added to stage 2 or later");
+	KUNIT_EXPECT_TRUE_MSG(test, bloom_test_net(f, in16),
+			      "198.18.200.1 inside 198.18.0.0/16, added to stage 2 or later");
+	KUNIT_EXPECT_FALSE(test, bloom_test_net(f, out));
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_net");
+}
+
+/* Keys [@first, @first + @n) hashed for @c, as a batch ADD does. */
+static void hash_keys(struct bloom_contents *c, u64 first, u32 n, u64 *h)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 key = first + i;
+
+		h[i] = bloom_hash(&c->core, &key, sizeof(key));
+	}
+}
+
+/*
+ * The ADD ioctl's path, a chunk at a time: room first (process
+ * context), then the kind's batch add under RCU.
+ */
+static void add_batches(struct kunit *test, struct bloom_filter *f, u64 n)
+{
+	struct bloom_contents *c;
+	u64 first, *h;
+	u32 chunk;
+
+	h = kunit_kcalloc(test, CAP, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (first = 0; first < n; first += chunk) {
+		chunk = min_t(u64, CAP, n - first);
+		c = bloom_contents_get(f);
+		KUNIT_ASSERT_NOT_NULL(test, c->ops->add_batch);
+		c->ops->make_room(c, chunk);
+		bloom_contents_put(c);
+		rcu_read_lock();
+		c = rcu_dereference(f->contents);
+		hash_keys(c, first, chunk, h);
+		c->ops->add_batch(c, h, NULL, chunk);
+		rcu_read_unlock();
+	}
+	kunit_kfree(test, h);
+}
+
+static u64 inserted_of(struct bloom_filter *f)
+{
+	struct bloom_contents *c = bloom_contents_get(f);
+	struct bloom_report r;
+	u64 n = U64_MAX;
+
+	if (!bloom_contents_report(c, &r))
+		n = r.st.inserted;
+	bloom_contents_put(c);
+	return n;
+}
+
+/*
+ * Keys added in batches are each stored once, in whichever stage: the
+ * same keys added again, to the grown filter, are all present already
+ * and add nothing, neither keys nor stages.
+ */
+static void batch_readd_adds_nothing(struct kunit *test)
+{
+	struct bloom_filter *f = make(test, "kunit_grow_batch", CAP, 12);
+	u64 n = 10 * CAP, in, i;
+	u32 stages;
+
+	add_batches(test, f, n);
+	in = inserted_of(f);
+	stages = stages_of(f);
+	/* n distinct keys: a few were false positives, not stored. */
+	KUNIT_EXPECT_LE(test, in, n);
+	KUNIT_EXPECT_GE(test, in, n - n / 50);
+	/* 256 + 512 + 1024 < 2560 keys: four stages at least. */
+	KUNIT_EXPECT_GE(test, stages, 4U);
+	add_batches(test, f, n);
+	KUNIT_EXPECT_EQ_MSG(test, inserted_of(f), in,
+			    "the same %llu keys added again were stored again",
+			    n);
+	KUNIT_EXPECT_EQ(test, stages_of(f), stages);
+	for (i = 0; i < n; i++)
+		if (!bloom_test(f, &i, sizeof(i)))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, n, "a key added is missing");
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_grow_batch");
+}
+
 struct adder {
 	struct bloom_filter *f;
 	u64 first, n;
@@ -352,6 +498,8 @@ static void growth_races_clear_and_swap(struct kunit *test)
 static struct kunit_case scalable_cases[] = {
 	KUNIT_CASE(stages_follow_the_series),
 	KUNIT_CASE(grows_and_keeps_every_key),
+	KUNIT_CASE(net_lengths_of_every_stage),
+	KUNIT_CASE(batch_readd_adds_nothing),
 	KUNIT_CASE(concurrent_growth_loses_nothing),
 	KUNIT_CASE(growth_stops_at_the_stage_limit),
 	KUNIT_CASE(growth_respects_the_byte_limit),

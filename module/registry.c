@@ -376,6 +376,7 @@ out:
 		bloom_contents_free(c);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_registry_publish);
 
 /**
  * bloom_registry_prepare() - empty contents for a filter not yet listed

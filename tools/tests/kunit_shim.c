@@ -58,15 +58,24 @@ static int run_one(struct kunit_case *tc, const void *param, char *why,
 	return SKIPPED;
 }
 
-static int run_case(const char *suite, struct kunit_case *tc,
-		    const char *filter)
+/* Is SUITE.CASE (as the TAP line names it) selected by @filter? */
+static bool selected(const char *suite, const struct kunit_case *tc,
+		     const char *filter)
+{
+	char name[256];
+
+	if (!filter)
+		return true;
+	snprintf(name, sizeof(name), "%s.%s", suite, tc->name);
+	return strstr(name, filter);
+}
+
+static int run_case(const char *suite, struct kunit_case *tc)
 {
 	char desc[KUNIT_PARAM_DESC_SIZE], why[128] = "";
 	const void *param = NULL;
 	int failed = 0, passed = 0, skipped = 0;
 
-	if (filter && !strstr(tc->name, filter))
-		return 0;
 	if (!tc->generate_params) {
 		int r = run_one(tc, NULL, why, sizeof(why));
 
@@ -99,13 +108,23 @@ int main(int argc, char **argv)
 {
 	const char *filter = argc > 1 ? argv[1] : NULL;
 	struct kunit_suite *s;
-	int failed = 0;
+	int failed = 0, ran = 0;
 
 	for (s = suites; s; s = s->next) {
 		struct kunit_case *tc;
 
-		for (tc = s->test_cases; tc->run_case; tc++)
-			failed |= run_case(s->name, tc, filter);
+		for (tc = s->test_cases; tc->run_case; tc++) {
+			if (!selected(s->name, tc, filter))
+				continue;
+			failed |= run_case(s->name, tc);
+			ran++;
+		}
+	}
+	/* A filter that names nothing (a typo, a renamed case) is no pass. */
+	if (!ran) {
+		fprintf(stderr, "unit-tests: no test case matches '%s' (SUITE.CASE, any part)\n",
+			filter ? filter : "");
+		return 2;
 	}
 	return failed;
 }

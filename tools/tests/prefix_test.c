@@ -5,18 +5,20 @@
  *
  *   prefix-test LIST...
  *
- * For each list (one prefix or address per line, '#' and ';' comments),
- * and a made-up list of nested prefixes (the real lists are aggregated:
- * none nests), each prefix gets a value from its own bits (so nested
- * prefixes mostly differ). For every way of choosing lengths (the
- * default, --probes 1 to 8, 16,24,32, 24 alone, every length) the
- * expanded keys go into an exact table. Then the first, last,
+ * For each list (one IPv4 or IPv6 prefix or address per line, '#' and
+ * ';' comments), and made-up lists of nested IPv4 and nested IPv6
+ * prefixes (the real lists are aggregated: none nests; and they are
+ * IPv4), each prefix gets a value from its own bits (so nested prefixes
+ * mostly differ). For every way of choosing lengths (the default,
+ * --probes 1 to 8, for IPv4 lists 16,24,32 and 24 alone, every length)
+ * the expanded keys go into an exact table. Then the first, last,
  * one-before and one-after address of every prefix, and 200,000 random
- * IPv4 addresses, are looked up as a packet is (each stored length,
- * longest first, the first hit) and compared with a brute-force walk of
- * every listed length over the list's own prefixes. Any difference, in
- * presence or value, fails. Prints TAP lines and "# probes LIST MODE
- * LENGTHS KEYS" figures.
+ * IPv4 addresses (for IPv6 lists, 200,000 random addresses inside
+ * random prefixes of the list and as many anywhere), are looked up as a
+ * packet is (each stored length, longest first, the first hit) and
+ * compared with a brute-force walk of every listed length over the
+ * list's own prefixes. Any difference, in presence or value, fails.
+ * Prints TAP lines and "# probes LIST MODE LENGTHS KEYS" figures.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -126,6 +128,7 @@ static void load(const char *path)
 	FILE *f = fopen(path, "r");
 	struct prefix x;
 	unsigned int plen;
+	char *v6;
 
 	if (!f) {
 		perror(path);
@@ -137,18 +140,22 @@ static void load(const char *path)
 		if (!*line)
 			continue;
 		memset(&x, 0, sizeof(x));
-		plen = 32;
+		v6 = strchr(line, ':');
+		plen = v6 ? 128 : 32;
 		p = strchr(line, '/');
 		if (p) {
 			*p = 0;
 			plen = (unsigned int)atoi(p + 1);
 		}
-		memset(x.k.addr + 10, 0xff, 2);
-		if (inet_pton(AF_INET, line, x.k.addr + 12) != 1 || plen > 32) {
+		if (!v6)
+			memset(x.k.addr + 10, 0xff, 2);
+		if ((v6 ? inet_pton(AF_INET6, line, x.k.addr) :
+			  inet_pton(AF_INET, line, x.k.addr + 12)) != 1 ||
+		    plen > (v6 ? 128u : 32u)) {
 			fprintf(stderr, "%s: bad line '%s'\n", path, line);
 			exit(2);
 		}
-		x.k.plen = (u8)(plen + 96);
+		x.k.plen = (u8)(v6 ? plen : plen + 96);
 		bloom_net_mask(x.k.addr, x.k.plen);
 		x.value = (u32)(bloom_xxh64(&x.k, 17, 7) % 7) + 1;
 		list = realloc(list, (nlist + 1) * sizeof(*list));
@@ -218,6 +225,74 @@ static void nested(void)
 	}
 }
 
+/* The IPv6 prefix @a/@plen, @a's host bits cleared, with its value. */
+static void add_prefix6(const u8 *a, unsigned int plen)
+{
+	struct prefix x = { 0 };
+
+	memcpy(x.k.addr, a, 16);
+	x.k.plen = (u8)plen;
+	bloom_net_mask(x.k.addr, x.k.plen);
+	x.value = (u32)(bloom_xxh64(&x.k, 17, 7) % 7) + 1;
+	list = realloc(list, (nlist + 1) * sizeof(*list));
+	list[nlist++] = x;
+}
+
+/* @a: random bits from bit @from on (bit 0 the first address bit). */
+static void random_host(u8 *a, unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < 128; i++) {
+		if (rnd() & 1)
+			a[i / 8] |= (u8)(0x80 >> (i % 8));
+		else
+			a[i / 8] &= (u8)~(0x80 >> (i % 8));
+	}
+}
+
+/*
+ * As nested(), in IPv6: lengths 8 to 128, every prefix after the first
+ * 50 inside an earlier one, the outermost in 2000::/3 (never a
+ * v4-mapped address, whose lengths IPv4 keys hold).
+ */
+static void nested6(void)
+{
+	unsigned int plen, o;
+	size_t i, outer;
+	u8 a[16];
+
+	nlist = 0;
+	for (i = 0; i < 3000; i++) {
+		memset(a, 0, sizeof(a));
+		a[0] = 0x20;
+		random_host(a, 3);
+		plen = 8 + (unsigned int)(rnd() % 121);
+		if (i >= 50) {
+			outer = (size_t)(rnd() % nlist);
+			o = list[outer].k.plen;
+			if (o < 128) {
+				plen = o + 1 + (unsigned int)(rnd() % (128 - o));
+				memcpy(a, list[outer].k.addr, 16);
+				random_host(a, o);
+			}
+		}
+		add_prefix6(a, plen);
+	}
+}
+
+/* @a plus @d (1 or -1), wrapping. */
+static void step(u8 *a, int d)
+{
+	int i;
+
+	for (i = 15; i >= 0; i--) {
+		a[i] = (u8)(a[i] + d);
+		if (a[i] != (d > 0 ? 0 : 0xff))
+			break;
+	}
+}
+
 static void ipv4(u8 *a, u32 v)
 {
 	memset(a, 0, 16);
@@ -229,23 +304,54 @@ static void ipv4(u8 *a, u32 v)
 }
 
 /* Compare the lookup with the brute force at @v; 1 on a difference. */
-static int differs(u32 v, char *why, size_t len)
+static int differs_at(const u8 *a, char *why, size_t len)
 {
-	u8 a[16];
+	char text[INET6_ADDRSTRLEN];
 	u32 want, got;
 
-	ipv4(a, v);
 	want = lookup(&listed, a);	/* every listed length */
 	got = lookup(&expanded, a);	/* the lengths chosen */
 	if (member_only && want != NO_VALUE)
 		want = 1;
 	if (want == got)
 		return 0;
-	snprintf(why, len, "%u.%u.%u.%u: expanded lookup %d, brute force %d",
-		 v >> 24, v >> 16 & 255, v >> 8 & 255, v & 255,
+	inet_ntop(AF_INET6, a, text, sizeof(text));
+	snprintf(why, len, "%s: expanded lookup %d, brute force %d", text,
 		 got == NO_VALUE ? -1 : (int)got,
 		 want == NO_VALUE ? -1 : (int)want);
 	return 1;
+}
+
+static int differs(u32 v, char *why, size_t len)
+{
+	u8 a[16];
+
+	ipv4(a, v);
+	return differs_at(a, why, len);
+}
+
+/* An IPv6 prefix's first, last, one-before and one-after addresses. */
+static int differs6(const struct prefix *x, char *why, size_t len)
+{
+	u8 first[16], last[16];
+	int bad;
+
+	memcpy(first, x->k.addr, 16);
+	memcpy(last, x->k.addr, 16);
+	memset(last + (x->k.plen + 7) / 8, 0xff, 16 - (x->k.plen + 7) / 8);
+	if (x->k.plen % 8)
+		last[x->k.plen / 8] |= (u8)(0xff >> (x->k.plen % 8));
+	bad = differs_at(first, why, len) + differs_at(last, why, len);
+	step(first, -1);
+	step(last, 1);
+	return bad + differs_at(first, why, len) + differs_at(last, why, len);
+}
+
+static bool is_v4(const struct prefix *x)
+{
+	static const u8 mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return x->k.plen >= 96 && !memcmp(x->k.addr, mapped, 12);
 }
 
 static void check_one(const char *name, const char *mode,
@@ -280,6 +386,7 @@ static void check_one(const char *name, const char *mode,
 	char why[160] = "";
 	size_t i, bad = 0, probes;
 	u32 first, last, span;
+	bool v6 = false;
 
 	stored = 0;
 	clash = false;
@@ -294,6 +401,11 @@ static void check_one(const char *name, const char *mode,
 		bad++;
 	}
 	for (i = 0; i < nlist; i++) {
+		if (!is_v4(&list[i])) {
+			v6 = true;
+			bad += differs6(&list[i], why, sizeof(why));
+			continue;
+		}
 		first = v4_of(&list[i].k);
 		span = list[i].k.plen == 96 ? 0xffffffffu :
 		       (u32)((1ULL << (128 - list[i].k.plen)) - 1);
@@ -305,6 +417,16 @@ static void check_one(const char *name, const char *mode,
 	}
 	for (i = 0; i < RANDOM_ADDRS; i++)
 		bad += differs((u32)rnd(), why, sizeof(why));
+	for (i = 0; v6 && i < RANDOM_ADDRS; i++) {
+		const struct prefix *x = &list[rnd() % nlist];
+		u8 a[16];
+
+		memcpy(a, x->k.addr, 16);
+		random_host(a, x->k.plen);
+		bad += differs_at(a, why, sizeof(why));
+		random_host(a, 0);
+		bad += differs_at(a, why, sizeof(why));
+	}
 	/* Keys of one prefix may meet: the membership table dedups them. */
 	if (member_only)
 		limit = prefix_keys_of(lens);
@@ -336,10 +458,13 @@ int main(int argc, char **argv)
 	size_t i;
 	int a;
 
-	for (a = 1; a <= argc; a++) {
+	for (a = 1; a <= argc + 1; a++) {
 		if (a == argc) {
 			nested();
 			name = "nested";
+		} else if (a == argc + 1) {
+			nested6();
+			name = "nested6";
 		} else {
 			load(argv[a]);
 			name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
@@ -367,14 +492,19 @@ int main(int argc, char **argv)
 			}
 			check(name, mode, &lens, keys, p);
 		}
-		memset(&lens, 0, sizeof(lens));
-		lens.w[112 / 64] |= 1ULL << (112 % 64);	/* /16 /24 /32 */
-		lens.w[120 / 64] |= 1ULL << (120 % 64);
-		lens.w[128 / 64] |= 1ULL << (128 % 64);
-		check(name, "16,24,32", &lens, (u64)nlist << EXPAND_MAX_BITS, 3);
-		memset(&lens, 0, sizeof(lens));		/* /24: /0-/7 and /25-/32 stay */
-		lens.w[120 / 64] |= 1ULL << (120 % 64);
-		check(name, "24", &lens, (u64)nlist << EXPAND_MAX_BITS, distinct);
+		/* IPv4's lengths: IPv6 prefixes would mostly keep their own. */
+		if (a != argc + 1) {
+			memset(&lens, 0, sizeof(lens));
+			lens.w[112 / 64] |= 1ULL << (112 % 64);	/* /16 /24 /32 */
+			lens.w[120 / 64] |= 1ULL << (120 % 64);
+			lens.w[128 / 64] |= 1ULL << (128 % 64);
+			check(name, "16,24,32", &lens,
+			      (u64)nlist << EXPAND_MAX_BITS, 3);
+			memset(&lens, 0, sizeof(lens));	/* /0-/7, /25-/32 stay */
+			lens.w[120 / 64] |= 1ULL << (120 % 64);
+			check(name, "24", &lens, (u64)nlist << EXPAND_MAX_BITS,
+			      distinct);
+		}
 		memset(&lens, 0, sizeof(lens));
 		for (i = 0; i <= BLOOM_PLEN_MAX; i++)
 			if (hist[i])
