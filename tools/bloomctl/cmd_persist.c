@@ -40,7 +40,7 @@
  * (zero then) on the lines of growing filters only.
  */
 #define MANIFEST_HEAD	"# bloom manifest 3"
-#define MANIFEST_COLS	"# name layout key bits hashes seed flags capacity [generations period_ms age_flags [stages_max growth tighten_pct]]"
+#define MANIFEST_COLS	"# name layout key bits hashes seed flags capacity [generations period_ms age_flags [stages_max growth tighten_pct] | value_bits]"
 #define MANIFEST_TAIL	6	/* numbers after the capacity, at most */
 
 static const struct option common_opts[] = {
@@ -246,6 +246,8 @@ static void manifest_line(FILE *f, const char *name,
 	if (g->stages_max)
 		fprintf(f, " %u %u %u", g->stages_max, g->growth,
 			g->tighten_pct);
+	if (g->layout == BLOOM_LAYOUT_FUSE && g->value_bits)
+		fprintf(f, " %u", g->value_bits);	/* a static map */
 	fputc('\n', f);
 }
 
@@ -414,12 +416,21 @@ static int tail_numbers(const char *s, unsigned int *v, int max)
 	return n;
 }
 
-/* The aging and growing settings (0, 3 or 6 numbers) into @g. */
+/*
+ * The aging and growing settings (0, 3 or 6 numbers) into @g; for a
+ * static filter, its values' width (none: no values).
+ */
 static const char *manifest_tail(const char *s, struct bloom_geom *g)
 {
 	unsigned int v[MANIFEST_TAIL] = { 0 };
 	int n = tail_numbers(s, v, MANIFEST_TAIL);
 
+	if (g->layout == BLOOM_LAYOUT_FUSE) {
+		if (n > 1 || v[0] > 0xff)
+			return "bad value width of a static map";
+		g->value_bits = (u8)v[0];
+		return NULL;
+	}
 	if (n % 3)
 		return "not eight fields (eleven for an aging filter, fourteen for a growing one)";
 	if (v[0] > BLOOM_GENERATIONS_MAX || v[2] > 0xff || v[3] > 0xff ||
