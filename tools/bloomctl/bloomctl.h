@@ -110,6 +110,7 @@ int key_parse(u8 type, const char *text, size_t len, void *rec,
 void text_shown(char *dst, size_t size, const char *s, size_t len);
 
 int addr_parse(const char *s, size_t len, u8 addr[16]);
+void key_netmask(int family, unsigned int len);
 bool v4_parse(const char *s, size_t len, u8 addr[16]);
 
 /* range.c: "a-b" in addr and net filters */
@@ -451,6 +452,8 @@ struct bloom_bits *fuse_build(struct bloom_geom *g, const struct keylist *kl,
 #define EXPAND_KEYS_MAX		(1ULL << 24)	/* an explicit list, no capacity */
 #define OPT_PREFIX_LENGTHS	0x125
 #define OPT_PROBES		0x126
+#define OPT_NETMASK4		0x129	/* add, del */
+#define OPT_NETMASK6		0x12a
 #define PREFIX_LONGOPTS							\
 	{ "prefix-lengths", required_argument,	NULL, OPT_PREFIX_LENGTHS }, \
 	{ "probes",	required_argument,	NULL, OPT_PROBES }

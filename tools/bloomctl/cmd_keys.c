@@ -49,6 +49,21 @@ static bool stdin_keys(const struct key_input *in, int nargs)
 	return !in->nfiles && !nargs;
 }
 
+/* --netmask4 LEN, --netmask6 LEN: bare addresses stand for their network */
+static void netmask_option(const char *cmd, int c, const char *arg)
+{
+	unsigned int max = c == OPT_NETMASK4 ? 32 : 128;
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '-' || v > max)
+		usage_error(cmd, "bad --netmask%d '%s' (0 to %u)",
+			    c == OPT_NETMASK4 ? 4 : 6, arg, max);
+	key_netmask(c == OPT_NETMASK4 ? 4 : 6, (unsigned int)v);
+}
+
 static void keys_options(int argc, char **argv, struct keys_cmd *k)
 {
 	static const struct option longopts[] = {
@@ -58,6 +73,8 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "match",	no_argument,		NULL, 'M' },
 		{ "force",	no_argument,		NULL, 'F' },
+		{ "netmask4",	required_argument,	NULL, OPT_NETMASK4 },
+		{ "netmask6",	required_argument,	NULL, OPT_NETMASK6 },
 		PREFIX_LONGOPTS, ALLOW_EMPTY_LONGOPT, READ_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -80,6 +97,9 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			k->match = true;
 		else if (c == 'F' && is_add)
 			k->force = true;
+		else if ((c == OPT_NETMASK4 || c == OPT_NETMASK6) &&
+			 (is_add || is_del))
+			netmask_option(argv[0], c, optarg);
 		else if (c == OPT_ALLOW_EMPTY && is_test)
 			k->allow_empty = true;
 		else if (c == OPT_MAX_MEMORY && (is_test || !strcmp(argv[0], "count")))
@@ -89,6 +109,7 @@ static void keys_options(int argc, char **argv, struct keys_cmd *k)
 			continue;
 		else if (c == 'v' || c == 'x' || c == 'M' || c == 'F' ||
 			 c == OPT_PROBES || c == OPT_ALLOW_EMPTY ||
+			 c == OPT_NETMASK4 || c == OPT_NETMASK6 ||
 			 c == OPT_MAX_MEMORY)
 			usage_error(argv[0], "unknown option '%s'",
 				    argv[optind - 1]);

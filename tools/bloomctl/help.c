@@ -88,6 +88,11 @@
 "                     golomb-rice coded, counters and fingerprints zstd;\n" \
 "                     restore, info and test read it as any snapshot\n"
 
+#define NETMASK_HELP \
+"      --netmask4 LEN, --netmask6 LEN  net: a bare address stands for its\n" \
+"                     network of LEN bits (host bits cleared): 2001:db8::7\n" \
+"                     with --netmask6 64 is 2001:db8::/64\n"
+
 #define PREFIX_HELP \
 "Net keys are stored at a few prefix lengths, whatever the list holds, so\n" \
 "that a packet probes only those: a prefix goes in as the prefixes of the\n" \
@@ -171,7 +176,8 @@ const struct command commands[] = {
 	  "would reach is in the message), unless --force. A growing filter takes\n"
 	  "as many as its newest stage and the stages it may still add hold.\n\n"
 	  "      --force        add past the capacity anyway\n"
-	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n\n"
+	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
+	  NETMASK_HELP "\n"
 	  PREFIX_HELP
 	  "A net filter that holds keys already keeps its lengths (adding one of the\n"
 	  "list's only where the keys would otherwise be more than twice as many);\n"
@@ -186,6 +192,7 @@ const struct command commands[] = {
 	  "absent key stops the command there (exit 2) unless --exist.\n\n"
 	  "  -f, --file FILE    read keys from FILE (- is stdin); repeatable\n"
 	  "      --exist        skip absent keys instead of failing\n"
+	  NETMASK_HELP
 	  "      --prefix-lengths LIST  net: a prefix is deleted as add stored it\n"
 	  "                     at these lengths (default: the filter's)\n\n"
 	  KEYS_HELP },

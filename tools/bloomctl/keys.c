@@ -217,6 +217,29 @@ static int __printf(2, 3) bad(struct parse *p, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * add and del --netmask4/--netmask6: a bare address (no /LEN) of a net
+ * filter stands for its network of that length, host bits cleared, so
+ * that fail2ban can ban the /64 of an IPv6 address it found. 0: unset.
+ */
+static unsigned int netmask4, netmask6;
+
+/**
+ * key_netmask() - take bare addresses of @family (4 or 6) as /@len
+ * @family: 4 or 6
+ * @len: 0 to 32 (IPv4) or 128 (IPv6)
+ *
+ * An addr filter has no prefixes: a full length is accepted (and
+ * changes nothing), a shorter one fails its keys.
+ */
+void key_netmask(int family, unsigned int len)
+{
+	if (family == 4)
+		netmask4 = len + 1;
+	else
+		netmask6 = len + 1;
+}
+
 static int parse_net(struct parse *p, struct bloom_key_net *k)
 {
 	const char *slash = memchr(p->s, '/', p->len);
@@ -236,9 +259,15 @@ static int parse_net(struct parse *p, struct bloom_key_net *k)
 		return bad(p, "prefix length over /128 in '%s'", shown(p));
 	if (slash && family == 4)
 		plen += 96;
+	if (!slash && family == 4 && netmask4)
+		plen = 96 + netmask4 - 1;
+	if (!slash && family == 6 && netmask6)
+		plen = netmask6 - 1;
 	k->plen = (u8)plen;
 	memcpy(masked, k->addr, 16);
 	bloom_net_mask(masked, k->plen);
+	if (!slash)		/* --netmask: the address's network */
+		memcpy(k->addr, masked, 16);
 	if (memcmp(masked, k->addr, 16))
 		return bad(p, "host bits set in %s", shown(p));
 	return 0;
@@ -428,11 +457,17 @@ int key_parse(u8 type, const char *text, size_t len, void *rec, char *why,
 			   shown(&p));
 	switch (type) {
 	case BLOOM_KEY_ADDR:
-		err = 0;
-		if (!addr_parse(text, len, rec))
+		err = addr_parse(text, len, rec);
+		if (!err)
 			err = bad(&p, "bad address '%s'%s", shown(&p),
 				  memchr(text, '/', len) ?
 				  " (a prefix: addr filters hold addresses, --key net prefixes)" : "");
+		else if ((err == 4 && netmask4 && netmask4 != 33) ||
+			 (err == 6 && netmask6 && netmask6 != 129))
+			err = bad(&p, "--netmask%d %u for '%s': an addr filter holds addresses, a net filter (--key net) networks",
+				  err, (err == 4 ? netmask4 : netmask6) - 1, shown(&p));
+		else
+			err = 0;
 		break;
 	case BLOOM_KEY_NET:
 		err = parse_net(&p, rec);
