@@ -29,6 +29,10 @@ static const struct bad_geom_case bad_geom_cases[] = {
 	  .key_type = BLOOM_KEY_DIGEST_V1 }, -EINVAL },
 	{ "unknown flag", { .bits = 1024, .hashes = 3, .flags = 0x8000 },
 	  -EINVAL },
+	{ "both families", { .bits = 1024, .hashes = 3,
+	  .key_type = BLOOM_KEY_NET, .flags = BLOOM_F_FAMILY }, -EINVAL },
+	{ "a family for bytes keys", { .bits = 1024, .hashes = 3,
+	  .key_type = BLOOM_KEY_BYTES, .flags = BLOOM_F_INET }, -EINVAL },
 	/* Its next stages, sized from that capacity, would be huge. */
 	{ "growing, first stage of 512 bits for 5e7 keys",
 	  { .bits = 512, .hashes = 7, .capacity = 50000000, .stages_max = 16,
@@ -196,6 +200,62 @@ static void theory_fpr_matches_closed_form(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bloom_theory_fpr_ppb(&g, 0), 0ULL);
 }
 
+#define V4(a, b, c, d)	{ [10] = 0xff, [11] = 0xff, a, b, c, d }
+#define V6_DOC		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 1 }	/* 2001:db8::1 */
+
+/*
+ * A key is IPv4 when each of its addresses is v4-mapped; a prefix only
+ * inside ::ffff:0:0/96 (uapi/bloom.h). Written out by hand, not derived.
+ */
+static void key_family_follows_addresses(struct kunit *test)
+{
+	struct bloom_key_addr a4 = { .addr = V4(192, 0, 2, 1) };
+	struct bloom_key_addr a6 = { .addr = V6_DOC };
+	struct bloom_key_net all4 = { .addr = V4(0, 0, 0, 0), .plen = 96 };
+	struct bloom_key_net net4 = { .addr = V4(10, 0, 0, 0), .plen = 104 };
+	struct bloom_key_net bogon6 = { .plen = 8 };	/* ::/8 covers all4 */
+	/* ::fffe:0:0/95 holds ::ffff:0:0/96 */
+	struct bloom_key_net short4 = { .addr = { [10] = 0xff, [11] = 0xfe },
+				       .plen = 95 };
+	struct bloom_key_flow f44 = { .saddr = V4(192, 0, 2, 1),
+				      .daddr = V4(192, 0, 2, 2) };
+	struct bloom_key_flow f46 = { .saddr = V4(192, 0, 2, 1),
+				      .daddr = V6_DOC };
+	struct bloom_key_digest d = { .saddr = V4(192, 0, 2, 1),
+				      .daddr = V4(192, 0, 2, 2) };
+
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_ADDR, &a4),
+			BLOOM_F_INET);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_ADDR, &a6),
+			BLOOM_F_INET6);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_NET, &all4),
+			BLOOM_F_INET);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_NET, &net4),
+			BLOOM_F_INET);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_NET, &bogon6),
+			BLOOM_F_INET6);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_NET, &short4),
+			BLOOM_F_INET6);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_FLOW, &f44),
+			BLOOM_F_INET);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_FLOW, &f46),
+			BLOOM_F_INET6);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_DIGEST, &d),
+			BLOOM_F_INET);
+	d.flags = BLOOM_DIGEST_F_FRAG6;	/* an IPv6 datagram's fragment */
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_DIGEST, &d),
+			BLOOM_F_INET6);
+	KUNIT_EXPECT_EQ(test, bloom_key_family(BLOOM_KEY_BYTES, "x"), 0);
+
+	KUNIT_EXPECT_TRUE(test, bloom_key_family_ok(0, BLOOM_KEY_NET, &bogon6));
+	KUNIT_EXPECT_TRUE(test, bloom_key_family_ok(BLOOM_F_INET6,
+						    BLOOM_KEY_NET, &bogon6));
+	KUNIT_EXPECT_FALSE(test, bloom_key_family_ok(BLOOM_F_INET,
+						     BLOOM_KEY_NET, &bogon6));
+	KUNIT_EXPECT_FALSE(test, bloom_key_family_ok(BLOOM_F_INET6,
+						     BLOOM_KEY_NET, &all4));
+}
+
 static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE_PARAM(geom_check_rejects_bad_geometry, bad_geom_gen_params),
 	KUNIT_CASE(geom_check_accepts_largest),
@@ -205,6 +265,7 @@ static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE_PARAM(geom_size_rejects_absurd_requests,
 			 bad_size_gen_params),
 	KUNIT_CASE(theory_fpr_matches_closed_form),
+	KUNIT_CASE(key_family_follows_addresses),
 	{}
 };
 

@@ -78,6 +78,24 @@ u8 bloom_key_type(const struct bloom_filter *f)
 }
 EXPORT_SYMBOL_GPL(bloom_key_type);
 
+/**
+ * bloom_family() - the family of a held filter
+ * @f: the filter
+ *
+ * Return: BLOOM_F_INET, BLOOM_F_INET6, or 0 for a dual-stack filter;
+ * fixed for the filter's life, as its key type.
+ */
+u16 bloom_family(const struct bloom_filter *f)
+{
+	u16 flags;
+
+	rcu_read_lock();
+	flags = rcu_dereference(f->contents)->core.g.flags;
+	rcu_read_unlock();
+	return flags & BLOOM_F_FAMILY;
+}
+EXPORT_SYMBOL_GPL(bloom_family);
+
 static void count(struct bloom_filter *f, bool hit)
 {
 	if (hit)
@@ -86,11 +104,25 @@ static void count(struct bloom_filter *f, bool hit)
 		this_cpu_inc(f->stats->misses);
 }
 
+/*
+ * A key of the filter's family (uapi/bloom.h): any key of a dual-stack
+ * filter, and the flags test is all the packet path pays for it.
+ */
+static bool family_ok(const struct bloom_contents *c, const void *key)
+{
+	const struct bloom_geom *g = &c->core.g;
+
+	return likely(!(g->flags & BLOOM_F_FAMILY)) ||
+	       bloom_key_family_ok(g->flags, g->key_type, key);
+}
+
 /* Under rcu_read_lock(). */
 static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 
+	if (!family_ok(c, key))
+		return false;
 	return bloom_contents_test(c, bloom_hash(&c->core, key, len));
 }
 
@@ -102,7 +134,8 @@ static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
  *
  * Counts a hit or a miss in the filter's stats.
  *
- * Return: true if the key may be present, false if surely absent.
+ * Return: true if the key may be present, false if surely absent (as a
+ * key of the other family is, BLOOM_F_INET and _INET6).
  */
 bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -136,7 +169,8 @@ bool bloom_value(struct bloom_filter *f, const void *key, size_t len,
 
 	rcu_read_lock();
 	c = rcu_dereference(f->contents);
-	hit = bloom_contents_value(c, bloom_hash(&c->core, key, len), value);
+	hit = family_ok(c, key) &&
+	      bloom_contents_value(c, bloom_hash(&c->core, key, len), value);
 	rcu_read_unlock();
 	count(f, hit);
 	return hit;
@@ -209,6 +243,8 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
 
 	if (ret)
 		return ret;
+	if (!family_ok(c, key))
+		return -EAFNOSUPPORT;
 	if (c->core.g.key_type == BLOOM_KEY_NET)
 		plen = ((const struct bloom_key_net *)key)->plen;
 	h = bloom_hash(&c->core, key, len);
@@ -233,7 +269,8 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
  *
  * Return: 0; -EINVAL for a malformed key; -ENOSPC when the key is new
  * and the filter holds as many keys as it was sized for, or a cuckoo
- * filter has no room for it (it is not added, see bloom_geom.capacity).
+ * filter has no room for it (it is not added, see bloom_geom.capacity);
+ * -EAFNOSUPPORT for a key of the other family (BLOOM_F_INET, _INET6).
  */
 int bloom_add(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -259,7 +296,7 @@ EXPORT_SYMBOL_GPL(bloom_add);
  *
  * Return: 1 if the key was (probably) present already, 0 if it is new,
  * -EINVAL for a malformed key, -ENOSPC if it is new and the filter is
- * full (not added).
+ * full (not added), -EAFNOSUPPORT for a key of the other family.
  */
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -285,7 +322,8 @@ EXPORT_SYMBOL_GPL(bloom_test_and_add);
  * (cuckoo). Process context or softirq.
  *
  * Return: 0; -ENOENT if the key tests absent; -EINVAL for a malformed
- * key; -EOPNOTSUPP for a filter that cannot delete.
+ * key; -EOPNOTSUPP for a filter that cannot delete; -EAFNOSUPPORT for
+ * a key of the other family.
  */
 int bloom_del(struct bloom_filter *f, const void *key, size_t len)
 {
@@ -295,6 +333,7 @@ int bloom_del(struct bloom_filter *f, const void *key, size_t len)
 	rcu_read_lock();
 	c = rcu_dereference(f->contents);
 	err = bloom_key_check(c->core.g.key_type, key, len) ?:
+	      (family_ok(c, key) ? 0 : -EAFNOSUPPORT) ?:
 	      bloom_contents_del(c, bloom_hash(&c->core, key, len));
 	rcu_read_unlock();
 	return err;
@@ -334,6 +373,8 @@ static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
 	int w, bit;
 	u64 h;
 
+	if (!bloom_key_family_ok(c->core.g.flags, BLOOM_KEY_ADDR, addr))
+		return false;
 	bloom_contents_plens(c, plens);
 	bloom_net_family_plens(plens, addr);
 	for (w = BLOOM_PLEN_WORDS - 1; w >= 0 && !hit; w--) {
@@ -423,7 +464,8 @@ int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 		ret = net_walk(c, key, NULL);
 	else
 		ret = bloom_key_check(type, key, len) ?:
-		      bloom_contents_test(c, bloom_hash(&c->core, key, len));
+		      (family_ok(c, key) &&
+		       bloom_contents_test(c, bloom_hash(&c->core, key, len)));
 	if (ret >= 0 || ret == -ENOSPC)
 		count(f, ret == 1);
 	return ret;

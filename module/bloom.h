@@ -19,6 +19,7 @@ struct bloom_filter;
 struct bloom_filter *bloom_get(struct net *net, const char *name);
 void bloom_put(struct bloom_filter *f);
 u8 bloom_key_type(const struct bloom_filter *f);
+u16 bloom_family(const struct bloom_filter *f);
 bool bloom_test(struct bloom_filter *f, const void *key, size_t len);
 int bloom_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);

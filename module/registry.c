@@ -153,6 +153,18 @@ static struct bloom_contents *contents_locked(struct bloom_net *bn,
 					 lockdep_is_held(&bn->lock));
 }
 
+/*
+ * A filter's keys are fixed for its life: the packet path and the
+ * batch commands read the key type and family once, without the lock.
+ */
+static bool same_keys(const struct bloom_contents *a,
+		      const struct bloom_contents *b)
+{
+	return a->core.g.key_type == b->core.g.key_type &&
+	       (a->core.g.flags & BLOOM_F_FAMILY) ==
+	       (b->core.g.flags & BLOOM_F_FAMILY);
+}
+
 /* Registry changes wait for the lock unless the caller is killed. */
 static int lock_registry(struct bloom_net *bn)
 {
@@ -365,7 +377,7 @@ int bloom_registry_publish(struct net *net, const char *name,
 		err = add_filter(net, bn, name, c);
 	else if (!replace)
 		err = -EEXIST;
-	else if (contents_locked(bn, f)->core.g.key_type != c->core.g.key_type)
+	else if (!same_keys(contents_locked(bn, f), c))
 		err = -EINVAL;
 	else
 		err = replace_contents(bn, f, c, &old);
@@ -568,7 +580,7 @@ int bloom_registry_swap(struct net *net, const char *a, const char *b)
 	}
 	ca = contents_locked(bn, fa);
 	cb = contents_locked(bn, fb);
-	if (fa == fb || ca->core.g.key_type != cb->core.g.key_type) {
+	if (fa == fb || !same_keys(ca, cb)) {
 		err = -EINVAL;
 		goto unlock;
 	}

@@ -20,6 +20,8 @@ struct batch {
 	struct bloom_ioc_batch *b;
 	unsigned int cmd;
 	u8 key_type;
+	u16 family;		/* BLOOM_F_INET, _INET6 or 0: fixed for life */
+	bool wrong_family;	/* the chunk stopped at a key of another */
 	u8 *keys;		/* CHUNK records */
 	u64 h[CHUNK];
 	u8 plen[CHUNK];		/* net keys' prefix lengths */
@@ -54,6 +56,10 @@ static u32 valid_prefix(struct batch *x, u32 n)
 
 		if (!key || bloom_key_check(x->key_type, key, len))
 			break;
+		if (!bloom_key_family_ok(x->family, x->key_type, key)) {
+			x->wrong_family = true;
+			break;
+		}
 	}
 	return i;
 }
@@ -190,7 +196,7 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 		rcu_read_unlock();
 		x->b->done += done;
 		if (!err && ok < n)
-			err = -EINVAL;
+			err = x->wrong_family ? -EAFNOSUPPORT : -EINVAL;
 		err = put_results(x, first, done) ?: err;
 		if (!err && fatal_signal_pending(current))
 			err = -EINTR;
@@ -251,6 +257,7 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 	x->b = b;
 	x->cmd = cmd;
 	x->key_type = bloom_key_type(f);
+	x->family = bloom_family(f);
 	err = stride_check(x->key_type, b->stride);
 	if (!err) {
 		/*

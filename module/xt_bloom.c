@@ -372,7 +372,18 @@ static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
 	return check_rule(info->name, &r, key_max);
 }
 
-/* Takes the filter the rule names, if its key type is the rule's. */
+/* A dual-stack filter, or one of the rule's family (fixed for life). */
+static bool family_matches(const struct xt_mtchk_param *par,
+			   const struct bloom_filter *f)
+{
+	u16 family = bloom_family(f);
+
+	return !family ||
+	       family == (par->family == NFPROTO_IPV4 ? BLOOM_F_INET :
+							BLOOM_F_INET6);
+}
+
+/* Takes the filter the rule names, if its key type and family fit. */
 static int hold_filter(const struct xt_mtchk_param *par, const char *name,
 		       u8 key_type, struct bloom_filter **filter)
 {
@@ -389,6 +400,13 @@ static int hold_filter(const struct xt_mtchk_param *par, const char *name,
 		pr_info_ratelimited("bloom: filter \"%s\" holds %s keys, the rule forms %s keys\n",
 				    name, bloom_key_type_name(type),
 				    bloom_key_type_name(key_type));
+		bloom_put(f);
+		return -EINVAL;
+	}
+	if (!family_matches(par, f)) {
+		pr_info_ratelimited("bloom: filter \"%s\" holds IPv%c keys only: an %s rule would never match\n",
+				    name, par->family == NFPROTO_IPV4 ? '6' : '4',
+				    par->family == NFPROTO_IPV4 ? "IPv4" : "IPv6");
 		bloom_put(f);
 		return -EINVAL;
 	}

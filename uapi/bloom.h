@@ -176,10 +176,27 @@ struct bloom_key_digest {
  * (EINVAL), and its snapshots with them.
  */
 #define BLOOM_F_FIXED_SEED	(1U << 0)	/* seed given by the user */
+/*
+ * A family (ipset's word): BLOOM_F_INET or BLOOM_F_INET6, at most one,
+ * for key types with addresses only (addr, net, addr-port, flow,
+ * digest); without either a filter is dual-stack. Like the key type it
+ * is fixed for the filter's life: a swap or a replacing restore with
+ * another family fails (EINVAL). A key is IPv4 when each of its
+ * addresses is v4-mapped (a net key: a prefix inside ::ffff:0:0/96, so
+ * ::ffff:0:0/96 itself is 0.0.0.0/0 and ::/8 is IPv6) and for a digest
+ * BLOOM_DIGEST_F_FRAG6 is clear; IPv6 otherwise. /dev/bloom refuses a
+ * key of the other family for every command (EAFNOSUPPORT), so do
+ * bloom_add() and bloom_del(); bloom_test() and the packet path find it
+ * absent without a probe.
+ */
+#define BLOOM_F_INET		(1U << 1)	/* IPv4 keys only */
+#define BLOOM_F_INET6		(1U << 2)	/* IPv6 keys only */
+#define BLOOM_F_FAMILY		(BLOOM_F_INET | BLOOM_F_INET6)
 #define BLOOM_F_PROBES_SHIFT	8
 #define BLOOM_F_PROBES_MASK	(0xffU << BLOOM_F_PROBES_SHIFT)
 #define BLOOM_F_PROBES(p)	((__u16)((p) << BLOOM_F_PROBES_SHIFT))
-#define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED | BLOOM_F_PROBES_MASK)
+#define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED | BLOOM_F_FAMILY | \
+				 BLOOM_F_PROBES_MASK)
 #define BLOOM_PROBES_MAX	129	/* lengths 0..128 */
 
 /*

@@ -64,6 +64,10 @@ int bloom_geom_check(const struct bloom_geom *g)
 	if (g->layout >= BLOOM_LAYOUT_MAX || g->key_type >= BLOOM_KEY_MAX ||
 	    bloom_key_type_retired(g->key_type) || (g->flags & ~BLOOM_F_ALL))
 		return -EINVAL;
+	if ((g->flags & BLOOM_F_FAMILY) &&
+	    ((g->flags & BLOOM_F_FAMILY) == BLOOM_F_FAMILY ||
+	     !bloom_key_type_has_family(g->key_type)))
+		return -EINVAL;
 	if ((g->flags & BLOOM_F_PROBES_MASK) &&
 	    (g->key_type != BLOOM_KEY_NET ||
 	     bloom_geom_probes(g) > BLOOM_PROBES_MAX))

@@ -177,6 +177,78 @@ static bool digest_key_valid(const struct bloom_key_digest *k)
 	return !k->seq || k->proto == IPPROTO_TCP;
 }
 
+/* A net key is IPv4 when it is a prefix inside ::ffff:0:0/96. */
+static bool net_is_v4(const struct bloom_key_net *k)
+{
+	return k->plen >= 96 && is_v4_mapped(k->addr);
+}
+
+/**
+ * bloom_key_family() - the family of a well-formed key
+ * @key_type: enum bloom_key_type
+ * @key: the key, checked by bloom_key_check()
+ *
+ * IPv4 when each of the key's addresses is v4-mapped (uapi/bloom.h).
+ *
+ * Return: BLOOM_F_INET, BLOOM_F_INET6, or 0 for a key type without
+ * addresses.
+ */
+u16 bloom_key_family(u8 key_type, const void *key)
+{
+	const struct bloom_key_flow *fl = key;
+	const struct bloom_key_digest *d = key;
+	bool v4;
+
+	switch (key_type) {
+	case BLOOM_KEY_ADDR:
+	case BLOOM_KEY_ADDR_PORT:
+		v4 = is_v4_mapped(key);	/* the address comes first */
+		break;
+	case BLOOM_KEY_NET:
+		v4 = net_is_v4(key);
+		break;
+	case BLOOM_KEY_FLOW:
+		v4 = is_v4_mapped(fl->saddr) && is_v4_mapped(fl->daddr);
+		break;
+	case BLOOM_KEY_DIGEST:
+		v4 = is_v4_mapped(d->saddr) && is_v4_mapped(d->daddr) &&
+		     !(d->flags & BLOOM_DIGEST_F_FRAG6);
+		break;
+	default:
+		return 0;
+	}
+	return v4 ? BLOOM_F_INET : BLOOM_F_INET6;
+}
+EXPORT_SYMBOL_GPL(bloom_key_family);
+
+/**
+ * bloom_key_type_has_family() - do keys of this type carry addresses?
+ * @key_type: enum bloom_key_type
+ *
+ * Return: true for the types a family (BLOOM_F_INET, _INET6) applies to.
+ */
+bool bloom_key_type_has_family(unsigned int key_type)
+{
+	return bloom_key_size(key_type) != 0;	/* 0: bytes, unknown, retired */
+}
+EXPORT_SYMBOL_GPL(bloom_key_type_has_family);
+
+/**
+ * bloom_key_family_ok() - may a filter of these flags hold this key?
+ * @flags: the filter's geometry flags
+ * @key_type: its key type
+ * @key: a well-formed key of that type
+ *
+ * Return: true for a dual-stack filter or a key of its family.
+ */
+bool bloom_key_family_ok(u16 flags, u8 key_type, const void *key)
+{
+	u16 family = flags & BLOOM_F_FAMILY;
+
+	return !family || bloom_key_family(key_type, key) == family;
+}
+EXPORT_SYMBOL_GPL(bloom_key_family_ok);
+
 /**
  * bloom_key_check() - is this a well-formed key of this type?
  * @key_type: enum bloom_key_type

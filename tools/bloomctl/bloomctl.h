@@ -142,6 +142,7 @@ struct keylist {
 	u32 value;		/* of the key being loaded */
 	bool file_has_value;	/* -f FILE=VALUE: lines need none */
 	u32 file_value;
+	u16 family;		/* BLOOM_F_INET, _INET6: refuse the other */
 };
 
 struct key_input {
@@ -150,6 +151,7 @@ struct key_input {
 	const char **files;	/* every -f FILE, in order; "-" is stdin */
 	int nfiles;
 	bool values;		/* lines end in a value (build --values) */
+	u16 family;		/* the filter's: other keys are refused */
 };
 
 void key_input_file(struct key_input *in, const char *path);
@@ -309,6 +311,7 @@ struct geom_opts {
 	bool transport;		/* sized for the wire (transport.c) */
 	u64 max_mem;		/* --max-memory; 0: the default */
 	unsigned int probes;	/* net: lengths a lookup is sized for */
+	u16 family;		/* BLOOM_F_INET, _INET6, or 0: both */
 	bool net_doubled;	/* net: --capacity made keys (geom.c) */
 };
 
@@ -348,19 +351,25 @@ struct geom_opts {
 	{ "hashes",	required_argument,	NULL, 'k' },	\
 	{ "layout",	required_argument,	NULL, 'l' },	\
 	{ "key",	required_argument,	NULL, 't' },	\
-	{ "seed",	required_argument,	NULL, 's' }
+	{ "seed",	required_argument,	NULL, 's' },	\
+	{ "family",	required_argument,	NULL, OPT_FAMILY }
 #define GEOM_SHORTOPTS	"n:e:m:k:l:t:s:"
 
 void geom_opts_init(struct geom_opts *o);
 bool geom_option(struct geom_opts *o, const char *cmd, int c,
 		 const char *arg);
 void geom_opts_finish(struct geom_opts *o, const char *cmd);
+void geom_family_check(const struct geom_opts *o, const char *cmd);
 bool age_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
 void age_opts_finish(struct geom_opts *o, const char *cmd);
 bool grow_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
 void grow_opts_finish(struct geom_opts *o, const char *cmd);
 u64 first_fpr_ppb(const struct geom_opts *o);
 u16 geom_flags(const struct geom_opts *o);
+#define OPT_FAMILY	0x12b	/* create, build, calc: --family */
+const char *family_name(u16 flags);
+const char *key_label(u8 key_type, u16 flags);
+void json_family(struct json *j, u8 key_type, u16 flags);
 void geom_net_capacity(struct geom_opts *o);
 unsigned int info_probes(const struct bloom_ioc_info *in);
 void geom_resolve(const struct geom_opts *o, const char *cmd,

@@ -47,6 +47,7 @@ static void create_json(const char *name, const struct bloom_ioc_create *cr,
 	json_str(&j, "name", name);
 	json_str(&j, "layout", bloom_layout_name(cr->layout));
 	json_str(&j, "key", bloom_key_type_name(cr->key_type));
+	json_family(&j, cr->key_type, cr->flags);
 	json_u64(&j, "bits", cr->bits);
 	json_u64(&j, "hashes", cr->hashes);
 	json_u64(&j, "capacity", cr->capacity);
@@ -76,7 +77,8 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 	human_bytes(bloom_array_bytes(core), size, sizeof(size));
 	printf("%s %s: %s, key %s, m=%llu, k=%u, capacity %llu, %s, seed 0x%llx\n",
 	       existed ? "exists, identical:" : "created",
-	       name, bloom_layout_name(cr->layout), bloom_key_type_name(cr->key_type),
+	       name, bloom_layout_name(cr->layout),
+	       key_label(cr->key_type, cr->flags),
 	       (unsigned long long)cr->bits, cr->hashes,
 	       (unsigned long long)cr->capacity, size,
 	       (unsigned long long)cr->seed);
@@ -152,6 +154,8 @@ static const char *create_differs(const struct geom_opts *o,
 		return "its layout";
 	if (in->key_type != o->key_type)
 		return "its key type";
+	if ((in->flags & BLOOM_F_FAMILY) != o->family)
+		return "its family (--family)";
 	if (in->bits != g.bits || in->hashes != g.hashes)
 		return "its size (m and k)";
 	if (in->capacity != g.capacity)
@@ -357,6 +361,19 @@ int cmd_rename(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* A swap keeps each filter's keys: say how the two differ. */
+static void __noreturn swap_refused(const char *a, const char *b)
+{
+	struct bloom_ioc_info ia, ib;
+	char keys_a[32];
+
+	if (dev_info(a, &ia) || dev_info(b, &ib))
+		die("swap %s %s: the filters hold different keys", a, b);
+	snprintf(keys_a, sizeof(keys_a), "%s", key_label(ia.key_type, ia.flags));
+	die("swap %s %s: %s holds %s keys and %s %s keys (key type and family are a filter's for life)",
+	    a, b, a, keys_a, b, key_label(ib.key_type, ib.flags));
+}
+
 int cmd_swap(int argc, char **argv)
 {
 	int first = common_args(argc, argv), err;
@@ -371,7 +388,7 @@ int cmd_swap(int argc, char **argv)
 		die("swap %s: cannot swap a filter with itself", a);
 	err = dev_pair(BLOOM_IOC_SWAP, a, b, NULL);
 	if (err == -EINVAL)
-		die("swap %s %s: the filters hold different key types", a, b);
+		swap_refused(a, b);
 	if (err)
 		die_pair(what_of("swap", a), err, a, b);
 	if (!opts.quiet)
@@ -601,6 +618,7 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 		json_u64(j, "id", info_id);
 	json_str(j, "layout", bloom_layout_name(in->layout));
 	json_str(j, "key", bloom_key_type_name(in->key_type));
+	json_family(j, in->key_type, in->flags);
 	json_u64(j, "bits", in->bits);
 	json_u64(j, "hashes", in->hashes);
 	json_seed(j, in->seed);
@@ -711,6 +729,10 @@ static void info_text(const struct bloom_ioc_info *in,
 		printf("%-16s %u   (for XDP and tc programs)\n", "id:", info_id);
 	printf("%-16s %s\n", "layout:", bloom_layout_name(in->layout));
 	printf("%-16s %s\n", "key:", bloom_key_type_name(in->key_type));
+	if (family_name(in->flags))
+		printf("%-16s %s (IPv%c only)\n", "family:",
+		       family_name(in->flags),
+		       in->flags & BLOOM_F_INET ? '4' : '6');
 	printf("%-16s %llu %s%s\n", "size (m):", (unsigned long long)in->bits,
 	       in->layout == BLOOM_LAYOUT_COUNTING ? "counters" : "bits", first);
 	printf("%-16s %u%s\n", "hashes (k):", in->hashes, first);
@@ -864,7 +886,7 @@ static void list_row(struct table *t, const struct bloom_ioc_info *in,
 	human_bytes(in->mem_bytes, mem, sizeof(mem));
 	table_cell(t, "%s", in->name);
 	table_cell(t, "%s", bloom_layout_name(in->layout));
-	table_cell(t, "%s", bloom_key_type_name(in->key_type));
+	table_cell(t, "%s", key_label(in->key_type, in->flags));
 	table_cell(t, "%llu", (unsigned long long)in->bits);
 	table_cell(t, "%u", in->hashes);
 	table_cell(t, "%s", mem);

@@ -188,6 +188,7 @@ static void keys_open(struct keys_cmd *k)
 		snap_filter_load(k->cmd, k->name, &k->sf, &k->info);
 	else
 		filter_key_type(k->cmd, k->name, &k->info);
+	k->in.family = k->info.flags & BLOOM_F_FAMILY;
 	if (k->info.layout == BLOOM_LAYOUT_FUSE &&
 	    (!strcmp(k->cmd, "add") || !strcmp(k->cmd, "del")))
 		die("%s %s: static filter: rebuild it (bloomctl build --kind, then restore --replace)",

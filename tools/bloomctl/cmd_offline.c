@@ -84,6 +84,7 @@ static void built_json(const char *path, const struct bloom_geom *g,
 	json_str(&j, "file", path);
 	json_str(&j, "layout", bloom_layout_name(g->layout));
 	json_str(&j, "key", bloom_key_type_name(g->key_type));
+	json_family(&j, g->key_type, g->flags);
 	json_u64(&j, "bits", g->bits);
 	json_u64(&j, "hashes", g->hashes);
 	json_seed(&j, g->seed);
@@ -118,7 +119,7 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 			 snapz_method_name(method), osize);
 	}
 	printf("built %s: %s, key %s, m=%llu, k=%u, seed 0x%llx, %zu key%s (%s%s)\n",
-	       path, bloom_layout_name(g->layout), bloom_key_type_name(g->key_type),
+	       path, bloom_layout_name(g->layout), key_label(g->key_type, g->flags),
 	       (unsigned long long)g->bits, g->hashes,
 	       (unsigned long long)g->seed, keys, PLURAL(keys), size, from);
 }
@@ -460,6 +461,8 @@ int cmd_build(int argc, char **argv)
 		usage_error(argv[0], "--values builds a static map: give --kind fuse8 or fuse16");
 	in.args = argv + optind;
 	in.nargs = argc - optind;
+	geom_family_check(&o, argv[0]);
+	in.family = o.family;
 	po.force = force;
 	if (po.probes && o.key_type != BLOOM_KEY_NET)
 		usage_error(argv[0], "--probes is for net filters (--key net)");

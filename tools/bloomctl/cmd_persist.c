@@ -686,7 +686,7 @@ static enum restore_result stand_in(const char *path,
 	log_error("restore-all: %s: %s: created %s EMPTY with the saved "
 		  "geometry (%s, %s, m=%llu, k=%u, capacity %llu); its keys "
 		  "are lost until it is filled again", path, why, it->name,
-		  bloom_layout_name(g->layout), bloom_key_type_name(g->key_type),
+		  bloom_layout_name(g->layout), key_label(g->key_type, g->flags),
 		  (unsigned long long)g->bits, g->hashes,
 		  (unsigned long long)g->capacity);
 	return STAND_IN;
@@ -728,8 +728,8 @@ static enum restore_result restore_one(const char *dir,
 			  "--replace)", path, it->name);
 		res = FAILED;
 	} else if (err == -EINVAL) {
-		log_error("restore-all: %s: the snapshot's key type is not "
-			  "%s's", path, it->name);
+		log_error("restore-all: %s: the snapshot's key type or family "
+			  "is not %s's", path, it->name);
 		res = FAILED;
 	} else if (err == -ENOSPC || err == -E2BIG || err == -ENOMEM) {
 		/* An empty filter of that size would not fit either. */

@@ -139,7 +139,7 @@ static void __noreturn restore_failed(const char *cmd, const char *path,
 		die("%s %s: a filter named %s exists (use --replace)", cmd, path,
 		    name);
 	if (err == -EINVAL)
-		die("%s %s: the snapshot's key type is not %s's", cmd, path,
+		die("%s %s: the snapshot's key type or family is not %s's", cmd, path,
 		    name);
 	die("%s %s: %s", cmd, path, dev_strerror(err, name));
 }

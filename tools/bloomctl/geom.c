@@ -21,6 +21,48 @@ void geom_opts_init(struct geom_opts *o)
 	o->key_type = BLOOM_KEY_ADDR;
 }
 
+/* --family: ipset's words, and the versions' names. 0 if unknown. */
+static u16 family_parse(const char *arg)
+{
+	if (!strcmp(arg, "inet") || !strcmp(arg, "ipv4") || !strcmp(arg, "4"))
+		return BLOOM_F_INET;
+	if (!strcmp(arg, "inet6") || !strcmp(arg, "ipv6") ||
+	    !strcmp(arg, "6"))
+		return BLOOM_F_INET6;
+	return 0;
+}
+
+/* The family in @flags as --family takes it, or NULL for both. */
+const char *family_name(u16 flags)
+{
+	switch (flags & BLOOM_F_FAMILY) {
+	case BLOOM_F_INET:
+		return "inet";
+	case BLOOM_F_INET6:
+		return "inet6";
+	default:
+		return NULL;
+	}
+}
+
+/* "net", or "net inet6" for a filter of one family: for messages. */
+const char *key_label(u8 key_type, u16 flags)
+{
+	static char label[32];
+	const char *family = family_name(flags);
+
+	snprintf(label, sizeof(label), "%s%s%s", bloom_key_type_name(key_type),
+		 family ? " " : "", family ?: "");
+	return label;
+}
+
+/* "family": "inet", "inet6" or "both", for keys with addresses. */
+void json_family(struct json *j, u8 key_type, u16 flags)
+{
+	if (bloom_key_type_has_family(key_type))
+		json_str(j, "family", family_name(flags) ?: "both");
+}
+
 /* Handle one geometry option; false if @c is not one. */
 bool geom_option(struct geom_opts *o, const char *cmd, int c,
 		 const char *arg)
@@ -68,6 +110,12 @@ bool geom_option(struct geom_opts *o, const char *cmd, int c,
 		if (parse_u64(arg, &o->seed))
 			usage_error(cmd, "bad seed '%s'", arg);
 		o->seeded = true;
+		break;
+	case OPT_FAMILY:
+		o->family = family_parse(arg);
+		if (!o->family)
+			usage_error(cmd, "unknown family '%s' (inet for IPv4 only, inet6 for IPv6 only; without --family a filter holds both)",
+				    arg);
 		break;
 	default:
 		return false;
@@ -232,6 +280,13 @@ void geom_net_capacity(struct geom_opts *o)
 		o->capacity *= EXPAND_BUDGET;
 }
 
+/* --family goes with keys that hold addresses. */
+void geom_family_check(const struct geom_opts *o, const char *cmd)
+{
+	if (o->family && !bloom_key_type_has_family((unsigned int)o->key_type))
+		usage_error(cmd, "--family is for keys with addresses (--key addr, net, addr,port, flow or digest)");
+}
+
 void geom_opts_finish(struct geom_opts *o, const char *cmd)
 {
 	bool by_size = o->bits || o->hashes;
@@ -249,6 +304,7 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	geom_net_capacity(o);
 	if (o->by_rate && !o->fpr_ppb)
 		o->fpr_ppb = DEFAULT_FPR_PPB;
+	geom_family_check(o, cmd);
 	if (o->probes && o->key_type != BLOOM_KEY_NET)
 		usage_error(cmd, "--probes is for net filters (--key net)");
 	if (!o->probes && o->key_type == BLOOM_KEY_NET)
@@ -262,10 +318,10 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	}
 }
 
-/* The flags of a filter made from @o: a fixed seed, a net lookup's P. */
+/* The flags of a filter made from @o: a fixed seed, family, a net lookup's P. */
 u16 geom_flags(const struct geom_opts *o)
 {
-	u16 f = o->seeded ? BLOOM_F_FIXED_SEED : 0;
+	u16 f = (o->seeded ? BLOOM_F_FIXED_SEED : 0) | o->family;
 
 	if (o->key_type == BLOOM_KEY_NET && o->probes)
 		f |= BLOOM_F_PROBES(o->probes);

@@ -19,7 +19,9 @@
 "                     cuckoo (deletes; each add stores a copy; an add that\n" \
 "                     finds no room fails and changes nothing)\n" \
 "  -t, --key T        addr (default), net, addr,port, flow, digest or bytes\n" \
-"  -s, --seed S       fixed 64-bit hash seed (default: random)\n"
+"  -s, --seed S       fixed 64-bit hash seed (default: random)\n" \
+"      --family F     inet (IPv4 keys only) or inet6 (IPv6 only); without it\n" \
+"                     the filter holds both (keys with addresses)\n"
 
 #define KEYS_HELP \
 "Keys come from the arguments, then from every -f FILE in order (- is stdin),\n" \

@@ -103,11 +103,38 @@ static void __noreturn bad_key(const struct keylist *kl, u32 line,
 	die("%s: %s", cmd, why);
 }
 
+/*
+ * Are the records of @kl from @first of its family? Otherwise drop them
+ * and say why: the kernel would refuse them (EAFNOSUPPORT).
+ */
+static int family_check(struct keylist *kl, size_t first, const char *text,
+			size_t len, char *why, size_t whylen)
+{
+	char shown[WHY_MAX];
+	size_t i, klen;
+
+	for (i = first; i < kl->count; i++)
+		if (!bloom_key_family_ok(kl->family, kl->type,
+					 rec_key(kl->type,
+						 kl->recs + i * kl->stride,
+						 &klen)))
+			break;
+	if (i == kl->count)
+		return 0;
+	kl->count = first;
+	text_shown(shown, sizeof(shown), text, len);
+	snprintf(why, whylen, "'%s' is an IPv%c key, and the filter's family is %s (IPv%c only)",
+		 shown, kl->family == BLOOM_F_INET ? '6' : '4',
+		 family_name(kl->family), kl->family == BLOOM_F_INET ? '4' : '6');
+	return -1;
+}
+
 /* Parse one key (or range) into @kl; -1 with @why filled when it is bad. */
 static int parse_key(struct keylist *kl, const char *text, size_t len,
 		     u32 line, char *why, size_t whylen)
 {
 	struct key_origin o = { .kl = kl, .line = line };
+	size_t first = kl->count;
 	u8 rec[KEY_REC_MAX];
 	int ranged;
 
@@ -117,7 +144,7 @@ static int parse_key(struct keylist *kl, const char *text, size_t len,
 		push_rec(&o, rec);
 	else if (ranged <= 0)
 		return -1;
-	return 0;
+	return kl->family ? family_check(kl, first, text, len, why, whylen) : 0;
 }
 
 /* A command-line key; a bad one ends the program before anything is sent. */
@@ -425,6 +452,7 @@ void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
 	kl->type = type;
 	kl->stride = key_stride(type);
 	kl->with_values = in->values;
+	kl->family = in->family;
 	for (i = 0; i < in->nargs; i++) {
 		add_key(kl, in->args[i], strlen(in->args[i]), cmd);
 		key_stream_line(ks, kl);
