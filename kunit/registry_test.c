@@ -455,6 +455,66 @@ static void combine_refuses_other_kinds(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_kg");
 }
 
+/*
+ * A filter of one family through the API and the packet path's calls:
+ * the other family's keys are refused by add and delete, absent to
+ * every test, never probed as addresses; union with a filter of the
+ * other family is refused. Addresses written out by hand.
+ */
+static void one_family_through_the_api(struct kunit *test)
+{
+	static const u8 v4[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 1 };
+	static const u8 v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	struct bloom_geom g = { .bits = 1 << 16, .hashes = 5, .seed = 7,
+				.key_type = BLOOM_KEY_NET,
+				.flags = BLOOM_F_FIXED_SEED | BLOOM_F_INET6 };
+	struct bloom_geom g4 = g;
+	struct bloom_key_net all = { .plen = 0 };	/* ::/0, IPv6 */
+	struct bloom_key_net all4 = { .addr = { [10] = 0xff, [11] = 0xff },
+				      .plen = 96 };	/* 0.0.0.0/0 */
+	struct bloom_filter *f, *f4;
+	u32 value = 1;
+
+	g4.flags = BLOOM_F_FIXED_SEED | BLOOM_F_INET;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_f6", &g),
+			0);
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_f4",
+						    &g4), 0);
+	f = bloom_get(&init_net, "kunit_f6");
+	f4 = bloom_get(&init_net, "kunit_f4");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f) || IS_ERR(f4));
+	KUNIT_EXPECT_EQ(test, bloom_family(f), BLOOM_F_INET6);
+	KUNIT_EXPECT_EQ(test, bloom_add(f, &all, sizeof(all)), 0);
+	KUNIT_EXPECT_EQ(test, bloom_add(f, &all4, sizeof(all4)),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, bloom_test_and_add(f, &all4, sizeof(all4)),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, bloom_del(f, &all4, sizeof(all4)),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, inserted_of(f), 1ULL);
+	KUNIT_EXPECT_TRUE(test, bloom_test_net(f, v6));
+	KUNIT_EXPECT_FALSE(test, bloom_test_net(f, v4));
+	KUNIT_EXPECT_FALSE(test, bloom_value_net(f, v4, &value));
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, &all4, sizeof(all4)));
+	rcu_read_lock();
+	KUNIT_EXPECT_EQ(test, bloom_probe_rcu(f, v4, 16, false), 0);
+	KUNIT_EXPECT_EQ(test, bloom_probe_rcu(f, &all4, sizeof(all4), true),
+			-EAFNOSUPPORT);
+	rcu_read_unlock();
+	/* The IPv4 filter, full of 0.0.0.0/0, never answers an IPv6 one. */
+	KUNIT_EXPECT_EQ(test, bloom_add(f4, &all4, sizeof(all4)), 0);
+	KUNIT_EXPECT_TRUE(test, bloom_test_net(f4, v4));
+	KUNIT_EXPECT_FALSE(test, bloom_test_net(f4, v6));
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_f6",
+						     "kunit_f4", false),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, inserted_of(f), 1ULL);
+	bloom_put(f);
+	bloom_put(f4);
+	bloom_registry_destroy(&init_net, "kunit_f6");
+	bloom_registry_destroy(&init_net, "kunit_f4");
+}
+
 /* Past its capacity a filter stops taking new keys from the API. */
 static void full_filter_stops_adding(struct kunit *test)
 {
@@ -760,6 +820,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(cuckoo_add_stores_a_copy),
 	KUNIT_CASE(static_map_gives_each_value),
 	KUNIT_CASE(combine_refuses_other_kinds),
+	KUNIT_CASE(one_family_through_the_api),
 	KUNIT_CASE(counting_add_counts_a_present_key),
 	KUNIT_CASE(contents_bytes_saturate),
 	KUNIT_CASE_SLOW(halve_keeps_completed_adds),

@@ -373,7 +373,8 @@ static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
 	int w, bit;
 	u64 h;
 
-	if (!bloom_key_family_ok(c->core.g.flags, BLOOM_KEY_ADDR, addr))
+	if (unlikely(c->core.g.flags & BLOOM_F_FAMILY) &&
+	    !bloom_key_family_ok(c->core.g.flags, BLOOM_KEY_ADDR, addr))
 		return false;
 	bloom_contents_plens(c, plens);
 	bloom_net_family_plens(plens, addr);

@@ -20,8 +20,9 @@
  * Each call returns 1 (present; with _test_and_add: seen before), 0
  * (absent; new, and added), or a negative errno: -ENOENT no such id,
  * -EINVAL a key of the wrong length or type (a zero length or NULL too),
- * -ENOSPC full, -EOPNOTSUPP an add to a static filter, -ENODEV a tc
- * packet without a device.
+ * -ENOSPC full, -EOPNOTSUPP an add to a static filter, -EAFNOSUPPORT an
+ * add of the other family's key to a filter of one family (its test is
+ * 0), -ENODEV a tc packet without a device.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>

@@ -355,11 +355,11 @@ int bloom_registry_room(struct net *net, size_t need, const char *replacing)
  * @net: the namespace
  * @name: a valid name
  * @c: contents, owned by the registry from now on
- * @replace: an existing filter of the same key type gets @c; without it
- *	an existing filter is -EEXIST
+ * @replace: an existing filter of the same key type and family gets @c;
+ *	without it an existing filter is -EEXIST
  *
- * Return: 0, -EEXIST, -EINVAL (key type differs), -ENOSPC, -E2BIG,
- * -ENOMEM, -EINTR. On error @c has been freed.
+ * Return: 0, -EEXIST, -EINVAL (key type or family differs), -ENOSPC,
+ * -E2BIG, -ENOMEM, -EINTR. On error @c has been freed.
  */
 int bloom_registry_publish(struct net *net, const char *name,
 			   struct bloom_contents *c, bool replace)
@@ -560,7 +560,8 @@ EXPORT_SYMBOL_GPL(bloom_registry_rename);
  * swap lands in the contents it found, which then live under the other
  * name: it happened before the swap.
  *
- * Return: 0, -ENOENT, -EINVAL (same filter or key types differ), -EINTR.
+ * Return: 0, -ENOENT, -EINVAL (same filter, or key types
+ * or families differ), -EINTR.
  */
 int bloom_registry_swap(struct net *net, const char *a, const char *b)
 {

@@ -372,15 +372,23 @@ static int check_info(const struct xt_bloom_mtinfo1 *info, u8 key_max)
 	return check_rule(info->name, &r, key_max);
 }
 
-/* A dual-stack filter, or one of the rule's family (fixed for life). */
+/*
+ * A dual-stack filter, or one of the rule's family (fixed for life).
+ * The match is registered for IPv4 and IPv6 only.
+ */
 static bool family_matches(const struct xt_mtchk_param *par,
 			   const struct bloom_filter *f)
 {
 	u16 family = bloom_family(f);
 
-	return !family ||
-	       family == (par->family == NFPROTO_IPV4 ? BLOOM_F_INET :
-							BLOOM_F_INET6);
+	switch (par->family) {
+	case NFPROTO_IPV4:
+		return family != BLOOM_F_INET6;
+	case NFPROTO_IPV6:
+		return family != BLOOM_F_INET;
+	default:
+		return false;
+	}
 }
 
 /* Takes the filter the rule names, if its key type and family fit. */
@@ -404,9 +412,8 @@ static int hold_filter(const struct xt_mtchk_param *par, const char *name,
 		return -EINVAL;
 	}
 	if (!family_matches(par, f)) {
-		pr_info_ratelimited("bloom: filter \"%s\" holds IPv%c keys only: an %s rule would never match\n",
-				    name, par->family == NFPROTO_IPV4 ? '6' : '4',
-				    par->family == NFPROTO_IPV4 ? "IPv4" : "IPv6");
+		pr_info_ratelimited("bloom: filter \"%s\" holds keys of one family (bloomctl create --family): a rule of the other cannot use it\n",
+				    name);
 		bloom_put(f);
 		return -EINVAL;
 	}

@@ -101,8 +101,8 @@ struct bloom_ioc_name {
 
 /*
  * BLOOM_IOC_RENAME (@name becomes @other), BLOOM_IOC_SWAP (the two
- * exchange contents: same key type), BLOOM_IOC_UNION and
- * BLOOM_IOC_INTERSECT (@other into @name: same geometry and seed),
+ * exchange contents: same key type and family), BLOOM_IOC_UNION and
+ * BLOOM_IOC_INTERSECT (@other into @name: same geometry, seed and family),
  * BLOOM_IOC_ESTIMATE (out: estimated |name n other| and |name u other|).
  */
 struct bloom_ioc_pair {
@@ -125,8 +125,9 @@ struct bloom_ioc_pair {
  *
  * Not all-or-nothing: keys are applied in order. On an error @done is
  * the number of keys applied, the key at index @done is the bad one
- * (EINVAL for a malformed key, ENOENT for DEL of an absent key, ENOSPC
- * for ADD of a key a cuckoo filter has no room for), and no
+ * (EINVAL for a malformed key, EAFNOSUPPORT for a key of the other
+ * family, ENOENT for DEL of an absent key, ENOSPC for ADD of a key a
+ * cuckoo filter has no room for), and no
  * key after it was looked at. On success @done == @count.
  */
 struct bloom_ioc_batch {
@@ -292,7 +293,7 @@ struct bloom_ioc_save {
 /*
  * BLOOM_IOC_RESTORE: a whole snapshot file at @buf. Creates @name, or
  * with BLOOM_RESTORE_REPLACE replaces the contents of the existing @name
- * (same key type). Verified entirely before it is published: a bad
+ * (same key type and family). Verified entirely before it is published: a bad
  * snapshot changes nothing.
  */
 #define BLOOM_RESTORE_REPLACE	(1U << 0)

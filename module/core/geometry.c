@@ -183,7 +183,8 @@ EXPORT_SYMBOL_GPL(bloom_array_bytes);
  * @a: one filter's core
  * @b: the other's
  *
- * Return: 0 when layout, size, probes, seed and key type agree, else -EINVAL.
+ * Return: 0 when layout, size, probes, seed, key type and family agree,
+ * else -EINVAL.
  */
 int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b)
 {
@@ -191,7 +192,8 @@ int bloom_geom_same(const struct bloom_core *a, const struct bloom_core *b)
 
 	if (x->bits != y->bits || x->hashes != y->hashes ||
 	    x->layout != y->layout || x->seed != y->seed ||
-	    x->key_type != y->key_type)
+	    x->key_type != y->key_type ||
+	    (x->flags & BLOOM_F_FAMILY) != (y->flags & BLOOM_F_FAMILY))
 		return -EINVAL;
 	return 0;
 }

@@ -229,7 +229,16 @@ EXPORT_SYMBOL_GPL(bloom_key_family);
  */
 bool bloom_key_type_has_family(unsigned int key_type)
 {
-	return bloom_key_size(key_type) != 0;	/* 0: bytes, unknown, retired */
+	switch (key_type) {
+	case BLOOM_KEY_ADDR:
+	case BLOOM_KEY_NET:
+	case BLOOM_KEY_ADDR_PORT:
+	case BLOOM_KEY_FLOW:
+	case BLOOM_KEY_DIGEST:
+		return true;
+	default:
+		return false;
+	}
 }
 EXPORT_SYMBOL_GPL(bloom_key_type_has_family);
 

@@ -155,6 +155,10 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 		info->plens[i] = bloom_le64_to_cpu(h->plens[i]);
 	if (info->plens[BLOOM_PLEN_WORDS - 1] >> 1)
 		return -EINVAL;		/* prefix lengths beyond 128 */
+	/* An IPv4 filter holds no length shorter than /96 (uapi/bloom.h). */
+	if ((info->geom.flags & BLOOM_F_INET) &&
+	    (info->plens[0] || (u32)info->plens[1]))
+		return -EINVAL;
 	bloom_core_init(&c, &info->geom);
 	info->stage_words = 0;
 	if (info->stages)

@@ -366,7 +366,7 @@ bool grow_option(struct geom_opts *o, const char *cmd, int c, const char *arg);
 void grow_opts_finish(struct geom_opts *o, const char *cmd);
 u64 first_fpr_ppb(const struct geom_opts *o);
 u16 geom_flags(const struct geom_opts *o);
-#define OPT_FAMILY	0x12b	/* create, build, calc: --family */
+#define OPT_FAMILY	0x12b	/* create, build: --family */
 const char *family_name(u16 flags);
 const char *key_label(u8 key_type, u16 flags);
 void json_family(struct json *j, u8 key_type, u16 flags);

@@ -262,9 +262,12 @@ int cmd_create(int argc, char **argv)
 		create_exists(name, &o);
 		return EXIT_OK;
 	}
-	/* The rest was checked here; a bloom.ko from before P refuses it. */
+	/* The rest was checked here; a bloom.ko from before them refuses. */
 	if (err == -EINVAL && (cr.flags & BLOOM_F_PROBES_MASK))
 		die("create %s: the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses a net filter's --probes: load the module that came with it",
+		    name);
+	if (err == -EINVAL && (cr.flags & BLOOM_F_FAMILY))
+		die("create %s: the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses --family: load the module that came with it",
 		    name);
 	if (err)
 		die_dev(what_of("create", name), err, name);

@@ -133,14 +133,18 @@ static int restore_image(const char *name, const struct snap_image *img,
 }
 
 static void __noreturn restore_failed(const char *cmd, const char *path,
-				      const char *name, int err)
+				      const char *name, int err, bool replace)
 {
 	if (err == -EEXIST)
 		die("%s %s: a filter named %s exists (use --replace)", cmd, path,
 		    name);
-	if (err == -EINVAL)
+	if (err == -EINVAL && replace)
 		die("%s %s: the snapshot's key type or family is not %s's", cmd, path,
 		    name);
+	/* bloomctl checked it: only an older module refuses it now. */
+	if (err == -EINVAL)
+		die("%s %s: the kernel refused the snapshot (Invalid argument); a bloom.ko older than bloomctl refuses newer formats and flags (--family, --probes): load the module that came with it",
+		    cmd, path);
 	die("%s %s: %s", cmd, path, dev_strerror(err, name));
 }
 
@@ -195,7 +199,7 @@ int cmd_restore(int argc, char **argv)
 	load_snapshot("restore", path, &img);
 	err = restore_image(name, &img, replace);
 	if (err)
-		restore_failed("restore", path, name, err);
+		restore_failed("restore", path, name, err, replace);
 	restored_msg(name, path);
 	snap_free(&img);
 	free(name);

@@ -45,14 +45,14 @@ const char *family_name(u16 flags)
 	}
 }
 
-/* "net", or "net inet6" for a filter of one family: for messages. */
+/* "net", or "net/inet6" for a filter of one family: one word. */
 const char *key_label(u8 key_type, u16 flags)
 {
 	static char label[32];
 	const char *family = family_name(flags);
 
 	snprintf(label, sizeof(label), "%s%s%s", bloom_key_type_name(key_type),
-		 family ? " " : "", family ?: "");
+		 family ? "/" : "", family ?: "");
 	return label;
 }
 

@@ -251,7 +251,9 @@ static_assert(sizeof(struct bloom_key_addr) == 16,
 static bool plain_v4(struct keylist *kl, const char *line, size_t len,
 		     u32 lineno)
 {
-	if (kl->type != BLOOM_KEY_ADDR || kl->with_values)
+	/* An inet6 filter refuses it: the general path says why. */
+	if (kl->type != BLOOM_KEY_ADDR || kl->with_values ||
+	    kl->family == BLOOM_F_INET6)
 		return false;
 	while (len && blank(line[len - 1]))
 		len--;

@@ -247,7 +247,12 @@ static void cover_claim(struct cover_set *s, const struct bloom_key_net *k,
 	}
 }
 
-/* Every covering prefix of @k at length @t, to @emit. */
+/*
+ * Every covering prefix of @k at length @t, to @emit; returns how many.
+ * An IPv6 prefix stays IPv6: one shorter than /96 never matches an IPv4
+ * address (uapi/bloom.h), so its covers inside ::ffff:0:0/96, which
+ * would be IPv4 prefixes (::/80 at /96 would be 0.0.0.0/0), are left out.
+ */
 static size_t cover_all(const struct bloom_key_net *k, unsigned int t,
 			size_t i,
 			void (*emit)(void *ctx, const struct bloom_key_net *k,
@@ -256,13 +261,18 @@ static size_t cover_all(const struct bloom_key_net *k, unsigned int t,
 {
 	struct bloom_key_net c = *k;
 	u64 v, fan = 1ULL << (t - k->plen);
+	bool v6 = bloom_key_family(BLOOM_KEY_NET, k) == BLOOM_F_INET6;
+	size_t n = 0;
 
 	c.plen = (u8)t;
 	for (v = 0; v < fan; v++) {
 		set_bits(c.addr, k->plen, t - k->plen, v);
+		if (v6 && bloom_key_family(BLOOM_KEY_NET, &c) == BLOOM_F_INET)
+			continue;
 		emit(ctx, &c, i);
+		n++;
 	}
-	return (size_t)fan;
+	return n;
 }
 
 struct claim_ctx {

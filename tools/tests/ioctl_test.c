@@ -827,6 +827,49 @@ static void test_net_probes_snapshot(void)
 	destroy("ps2");
 }
 
+/*
+ * A growing filter's snapshot (version 4) whose stage record claims more
+ * keys than the stage has bits is inconsistent: RESTORE refuses it, as
+ * it refuses one whose first stage is too small for its capacity.
+ */
+static void test_stage_record_checked(void)
+{
+	struct bloom_ioc_create c = { .capacity = 1000, .fpr_ppb = 10000000,
+				      .key_type = BLOOM_KEY_ADDR,
+				      .stages_max = 4 };
+	struct bloom_snap_stage *rec;
+	struct bloom_snap_hdr *h;
+	struct bloom_key_addr k;
+	unsigned char *img;
+	size_t len;
+
+	name_of(c.name, "sr");
+	expect_err("CREATE of a growing filter", io(BLOOM_IOC_CREATE, &c), 0);
+	addr4(&k, 0xc0000201);
+	batch(BLOOM_IOC_ADD, "sr", &k, 1, sizeof(k), NULL, NULL);
+	img = save("sr", &len);
+	result(img && len > sizeof(*h) + sizeof(*rec),
+	       "SAVE of a growing filter");
+	if (!img)
+		goto out;
+	h = (void *)img;
+	rec = (void *)(img + h->hdr_len);
+	result(h->version == BLOOM_SNAP_VERSION_SCALABLE &&
+	       rec->inserted == 1, "its stage record holds the one key");
+	seal(img, len);
+	expect_err("RESTORE of it as it is", restore("sr2", img, len, 0), 0);
+	rec->inserted = rec->bits + 1;
+	seal(img, len);
+	expect_err("RESTORE of a stage record claiming more keys than bits",
+		   restore("sr3", img, len, 0), -EINVAL);
+	expect_err("and nothing was made of it", info("sr3", &(struct
+		   bloom_ioc_info){}), -ENOENT);
+	free(img);
+out:
+	destroy("sr");
+	destroy("sr2");
+}
+
 static int create_aged(const char *name, __u8 gens, __u32 period_ms,
 		       __u8 age_flags, __u64 capacity)
 {
@@ -1541,6 +1584,7 @@ int main(int argc, char **argv)
 	test_families();
 	test_net_probes();
 	test_net_probes_snapshot();
+	test_stage_record_checked();
 	test_proc_names();
 	test_batches();
 	test_counting();
