@@ -7,7 +7,7 @@
 #                        install-userspace
 #   make install-userspace   bloomctl, libxt_bloom.so, man pages, bash
 #                        completion, uapi headers, the persistence units,
-#                        the fail2ban action (action.d/bloom.conf)
+#                        the fail2ban actions (action.d/bloom.conf, bloom.py)
 #   make install-persist enable persistence: the unit, and a
 #                        modules-load.d entry for bloom.ko
 #   make uninstall       remove all of it (the saved filters are kept)
@@ -76,6 +76,7 @@ install-userspace: userspace
 	install -D -m 0644 $(BUILD)/bloom.service $(DESTDIR)$(UNITDIR)/bloom.service
 	install -D -m 0755 $(BUILD)/bloom.init $(DESTDIR)$(SYSCONFDIR)/init.d/bloom
 	install -D -m 0644 tools/fail2ban/bloom.conf $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.conf
+	install -D -m 0644 tools/fail2ban/bloom.py $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.py
 
 # The modules-load.d entry goes with persistence: a host that saves no
 # filter has no reason to load bloom.ko at boot.
@@ -96,6 +97,7 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/init.d/bloom \
 		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/bloom.conf \
 		$(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.conf \
+		$(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.py \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/bloom/,$(notdir $(UAPI_HDRS)))
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/bloom
 	-rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d $(DESTDIR)$(SYSCONFDIR)/fail2ban
