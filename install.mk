@@ -7,7 +7,9 @@
 #                        install-userspace
 #   make install-userspace   bloomctl, libxt_bloom.so, man pages, bash
 #                        completion, uapi headers, the persistence units,
-#                        the fail2ban actions (action.d/bloom.conf, bloom.py)
+#                        the fail2ban actions (action.d/bloom.conf,
+#                        bloom.py), the CrowdSec bouncer, its unit and its
+#                        configuration (never replaced: it holds the API key)
 #   make install-persist enable persistence: the unit, and a
 #                        modules-load.d entry for bloom.ko
 #   make uninstall       remove all of it (the saved filters are kept)
@@ -40,7 +42,7 @@ uninstall_kver = $(or $(KVER),$(if $(KDIR),$(kver),$(shell uname -r)))
 
 userspace: $(BUILD)/bloomctl $(BUILD)/xtables/libxt_bloom.so \
 	$(BUILD)/xt_bloom.8 $(BUILD)/bloom.service $(BUILD)/bloom.init \
-	$(BUILD)/bloom_xdp.bpf.o
+	$(BUILD)/bloom-crowdsec-bouncer.service $(BUILD)/bloom_xdp.bpf.o
 
 # The match's man page fragment, as a page of its own.
 $(BUILD)/xt_bloom.8: tools/libxt_bloom/libxt_bloom.man
@@ -54,6 +56,10 @@ $(BUILD)/xt_bloom.8: tools/libxt_bloom/libxt_bloom.man
 $(BUILD)/bloom.service $(BUILD)/bloom.init: $(BUILD)/bloom.%: tools/persist/bloom.%.in
 	@mkdir -p $(BUILD)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' $< >$@
+
+$(BUILD)/bloom-crowdsec-bouncer.service: tools/crowdsec/bloom-crowdsec-bouncer.service.in
+	@mkdir -p $(BUILD)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< >$@
 
 install: install-modules install-userspace
 
@@ -77,6 +83,11 @@ install-userspace: userspace
 	install -D -m 0755 $(BUILD)/bloom.init $(DESTDIR)$(SYSCONFDIR)/init.d/bloom
 	install -D -m 0644 tools/fail2ban/bloom.conf $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.conf
 	install -D -m 0644 tools/fail2ban/bloom.py $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.py
+	install -D -m 0755 tools/crowdsec/bloom-crowdsec-bouncer $(DESTDIR)$(SBINDIR)/bloom-crowdsec-bouncer
+	install -D -m 0644 $(BUILD)/bloom-crowdsec-bouncer.service $(DESTDIR)$(UNITDIR)/bloom-crowdsec-bouncer.service
+	test -e $(DESTDIR)$(SYSCONFDIR)/crowdsec/bouncers/bloom-crowdsec-bouncer.conf || \
+		install -D -m 0600 tools/crowdsec/bloom-crowdsec-bouncer.conf \
+			$(DESTDIR)$(SYSCONFDIR)/crowdsec/bouncers/bloom-crowdsec-bouncer.conf
 
 # The modules-load.d entry goes with persistence: a host that saves no
 # filter has no reason to load bloom.ko at boot.
@@ -98,9 +109,13 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/bloom.conf \
 		$(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.conf \
 		$(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloom.py \
+		$(DESTDIR)$(SBINDIR)/bloom-crowdsec-bouncer \
+		$(DESTDIR)$(UNITDIR)/bloom-crowdsec-bouncer.service \
+		$(DESTDIR)$(SYSCONFDIR)/crowdsec/bouncers/bloom-crowdsec-bouncer.conf \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/bloom/,$(notdir $(UAPI_HDRS)))
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/bloom
 	-rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d $(DESTDIR)$(SYSCONFDIR)/fail2ban
+	-rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/crowdsec/bouncers $(DESTDIR)$(SYSCONFDIR)/crowdsec
 	rm -f $(addprefix $(DESTDIR)/lib/modules/$(uninstall_kver)/updates/,$(MODULES))
 	$(if $(DESTDIR),,-depmod -a $(uninstall_kver))
 
