@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A smoke test that scripts/bench/uml-init runs before the command: the
+ * uml kernel must keep a process's FP registers across signal handlers
+ * and page faults that meet interrupts. On a host whose XSAVE area is
+ * larger than UML expects (AMX), either could kill the process ("ptrace
+ * set fp regs failed", "put_fp_registers returned -22") or restore
+ * garbage, and the benchmarks would die halfway or lie. Exit status 0
+ * when every check passed.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define ROUNDS 2000
+#define CHUNK (256 << 10)
+#define FAULT_BYTES (128L << 20)
+
+static volatile sig_atomic_t handled;
+static volatile double sink;
+
+/* Clobbers x87 and SSE state and faults in fresh pages, then returns. */
+static void handler(int sig)
+{
+	double x = sig;
+	char *p;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		x = x * 1.000001 + 0.25;
+	sink = x;
+	__asm__ volatile("pcmpeqd %%xmm0, %%xmm0\n\t"
+			 "pcmpeqd %%xmm7, %%xmm7\n\t"
+			 "pcmpeqd %%xmm15, %%xmm15" ::: "xmm0", "xmm7", "xmm15");
+	p = malloc(CHUNK);
+	if (p)
+		memset(p, sig, CHUNK);
+	free(p);
+	handled++;
+}
+
+int main(void)
+{
+	struct itimerval tick = { { 0, 500 }, { 0, 500 } }, off = { 0 };
+	struct sigaction sa;
+	long i, lost = 0;
+	volatile char *mem;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGALRM, &sa, NULL) ||
+	    setitimer(ITIMER_REAL, &tick, NULL)) {
+		perror("uml-check");
+		return 1;
+	}
+	for (i = 0; i < ROUNDS; i++) {
+		double a = 1.5 + i, b;
+		unsigned long x = 0x0123456789abcdefUL ^ i, y;
+
+		/* xmm8 and the x87 stack hold values across a signal. */
+		__asm__ volatile("movq %2, %%xmm8\n\t"
+				 "fldl %3\n\t"
+				 "mov $39, %%eax\n\t"	/* getpid */
+				 "syscall\n\t"
+				 "mov %%eax, %%edi\n\t"
+				 "mov $10, %%esi\n\t"	/* SIGUSR1 */
+				 "mov $62, %%eax\n\t"	/* kill: the handler runs on its return */
+				 "syscall\n\t"
+				 "fstpl %1\n\t"
+				 "movq %%xmm8, %0"
+				 : "=r"(y), "=m"(b)
+				 : "r"(x), "m"(a)
+				 : "rax", "rcx", "rdi", "rsi", "r11", "xmm8", "memory");
+		if (x != y || a != b)
+			lost++;
+	}
+	/*
+	 * Page faults, one store to each page, while the timer keeps
+	 * interrupting: what killed every larger program (sort, python3,
+	 * bloomctl) with "put_fp_registers returned -22".
+	 */
+	mem = malloc(FAULT_BYTES);
+	if (!mem) {
+		perror("uml-check");
+		return 1;
+	}
+	for (i = 0; i < FAULT_BYTES; i += 4096)
+		mem[i] = i;
+	free((void *)mem);
+	setitimer(ITIMER_REAL, &off, NULL);
+	if (lost || handled < ROUNDS) {
+		fprintf(stderr, "uml-check: %ld of %d rounds lost an FP register, %d signals handled\n",
+			lost, ROUNDS, (int)handled);
+		return 1;
+	}
+	return 0;
+}
