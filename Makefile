@@ -58,13 +58,13 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 	$(BUILD)/fault-test $(BUILD)/fail-nth $(BUILD)/libfailnth.so \
 	$(BUILD)/stress-test $(BUILD)/ioctl-fuzz $(BUILD)/snapflip-test \
 	$(if $(BLOOMCTL_SRC),$(BUILD)/bloomctl $(BUILD)/prefix-test) \
-	$(BUILD)/bloom_xdp.bpf.o $(BUILD)/kfunc-test $(BUILD)/kfunc_test.bpf.o \
+	$(BUILD)/bloom_xdp.bpf.o $(BUILD)/bloom_nf.bpf.o $(BUILD)/kfunc-test $(BUILD)/kfunc_test.bpf.o \
 	$(BUILD)/xdp_pass.bpf.o $(BUILD)/first-seen $(BUILD)/first_seen.bpf.o
 
 # BPF programs: Debian's clang, libbpf-dev's headers, BTF for the kfuncs.
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf \
 	      -I/usr/include/$(shell gcc -dumpmachine)
-$(BUILD)/%.bpf.o: tools/xdp/%.bpf.c tools/xdp/bloom_xdp.h
+$(BUILD)/%.bpf.o: tools/xdp/%.bpf.c tools/xdp/bloom_xdp.h tools/xdp/bloom_nf.h
 	@mkdir -p $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 

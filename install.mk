@@ -42,7 +42,8 @@ uninstall_kver = $(or $(KVER),$(if $(KDIR),$(kver),$(shell uname -r)))
 
 userspace: $(BUILD)/bloomctl $(BUILD)/xtables/libxt_bloom.so \
 	$(BUILD)/xt_bloom.8 $(BUILD)/bloom.service $(BUILD)/bloom.init \
-	$(BUILD)/bloom-crowdsec-bouncer.service $(BUILD)/bloom_xdp.bpf.o
+	$(BUILD)/bloom-crowdsec-bouncer.service $(BUILD)/bloom_xdp.bpf.o \
+	$(BUILD)/bloom_nf.bpf.o
 
 # The match's man page fragment, as a page of its own.
 $(BUILD)/xt_bloom.8: tools/libxt_bloom/libxt_bloom.man
@@ -73,6 +74,7 @@ install-modules: modules
 install-userspace: userspace
 	install -D -m 0755 $(BUILD)/bloomctl $(DESTDIR)$(SBINDIR)/bloomctl
 	install -D -m 0644 $(BUILD)/bloom_xdp.bpf.o $(DESTDIR)$(PREFIX)/lib/bloom/bloom_xdp.bpf.o
+	install -D -m 0644 $(BUILD)/bloom_nf.bpf.o $(DESTDIR)$(PREFIX)/lib/bloom/bloom_nf.bpf.o
 	install -D -m 0644 $(BUILD)/xtables/libxt_bloom.so $(DESTDIR)$(XTLIBDIR)/libxt_bloom.so
 	install -D -m 0644 tools/bloomctl/bloomctl.8 $(DESTDIR)$(MANDIR)/man8/bloomctl.8
 	install -D -m 0644 $(BUILD)/xt_bloom.8 $(DESTDIR)$(MANDIR)/man8/xt_bloom.8
@@ -100,7 +102,7 @@ install-persist:
 uninstall:
 	$(if $(DESTDIR),,-[ ! -d /run/systemd/system ] || systemctl disable bloom.service)
 	$(if $(DESTDIR),,-! command -v update-rc.d >/dev/null || update-rc.d -f bloom remove)
-	rm -f $(DESTDIR)$(PREFIX)/lib/bloom/bloom_xdp.bpf.o
+	rm -f $(DESTDIR)$(PREFIX)/lib/bloom/bloom_xdp.bpf.o $(DESTDIR)$(PREFIX)/lib/bloom/bloom_nf.bpf.o
 	-rmdir $(DESTDIR)$(PREFIX)/lib/bloom
 	rm -f $(DESTDIR)$(SBINDIR)/bloomctl $(DESTDIR)$(XTLIBDIR)/libxt_bloom.so \
 		$(DESTDIR)$(MANDIR)/man8/bloomctl.8 $(DESTDIR)$(MANDIR)/man8/xt_bloom.8 \

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kfuncs: XDP and tc (sched_cls) programs test keys in the filters of
- * bloom.ko, and test and add them for dedup. A program names a filter by
- * its id (BLOOM_IOC_ID, "bloomctl info") in the namespace of the device
- * the packet is on: the receive device for XDP, the skb's for tc.
+ * Kfuncs: XDP, tc (sched_cls) and netfilter-hook (6.4 on) programs test
+ * keys in the filters of bloom.ko, and test and add them for dedup. A
+ * program names a filter by its id (BLOOM_IOC_ID, "bloomctl info") in
+ * the namespace of the device the packet is on (the receive device for
+ * XDP, the skb's for tc) or of the hook (the link's, for netfilter).
  *
  * A key is in the filter's own encoding (uapi/bloom.h). A net filter
  * also takes a bare address (struct bloom_key_addr) and then answers for
  * every prefix length it holds, longest first, as the match does.
  *
- * Both program types run inside an RCU read-side section, and each call
+ * The three program types run inside an RCU read-side section, and each call
  * here takes its own besides: the filter is found in the namespace's id
  * table and read without a reference, a lock or a write to a shared
  * line (the hit and miss counters are per CPU). A program holds no
@@ -29,6 +30,10 @@
 #include <linux/btf_ids.h>
 #include <linux/filter.h>
 #include <linux/netdevice.h>
+#ifdef CONFIG_NETFILTER_BPF_LINK
+#include <linux/netfilter.h>
+#include <net/netfilter/nf_bpf_link.h>
+#endif
 #include <linux/skbuff.h>
 #include <net/xdp.h>
 #include "kfuncs.h"
@@ -140,6 +145,66 @@ __bpf_kfunc int bpf_bloom_skb_test_and_add(struct __sk_buff *ctx, u32 id,
 	return probe(skb_net(ctx), id, key, key__sz, true);
 }
 
+#ifdef CONFIG_NETFILTER_BPF_LINK
+/* The hook's namespace: a netfilter program runs in one (6.4 on). */
+static struct net *nf_net(struct bpf_nf_ctx *ctx)
+{
+	return ctx->state ? ctx->state->net : NULL;
+}
+
+/**
+ * bpf_bloom_nf_test() - is a key in a filter? (netfilter hook)
+ * @ctx: the program's context
+ * @id: the filter's id in the namespace of the hook
+ * @key: the key
+ * @key__sz: its length
+ *
+ * Return: 1 present, 0 absent, or a negative errno (see the top).
+ */
+__bpf_kfunc int bpf_bloom_nf_test(struct bpf_nf_ctx *ctx, u32 id,
+				  const void *key, u32 key__sz)
+{
+	return probe(nf_net(ctx), id, key, key__sz, false);
+}
+
+/**
+ * bpf_bloom_nf_test_and_add() - add a key, saying if it was there
+ * @ctx: the program's context
+ * @id: the filter's id in the namespace of the hook
+ * @key: the key
+ * @key__sz: its length
+ *
+ * Return: 1 seen before, 0 new, or a negative errno (see the top).
+ */
+__bpf_kfunc int bpf_bloom_nf_test_and_add(struct bpf_nf_ctx *ctx, u32 id,
+					  const void *key, u32 key__sz)
+{
+	return probe(nf_net(ctx), id, key, key__sz, true);
+}
+
+BTF_KFUNCS_START(bloom_nf_ids)
+BTF_ID_FLAGS(func, bpf_bloom_nf_test)
+BTF_ID_FLAGS(func, bpf_bloom_nf_test_and_add)
+BTF_KFUNCS_END(bloom_nf_ids)
+
+static const struct btf_kfunc_id_set bloom_nf_set = {
+	.owner = THIS_MODULE,
+	.set = &bloom_nf_ids,
+};
+
+static int register_nf(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER,
+					 &bloom_nf_set);
+}
+#else
+/* Before 6.4 no program runs at a netfilter hook. */
+static int register_nf(void)
+{
+	return 0;
+}
+#endif
+
 BTF_KFUNCS_START(bloom_xdp_ids)
 BTF_ID_FLAGS(func, bpf_bloom_xdp_test)
 BTF_ID_FLAGS(func, bpf_bloom_xdp_test_and_add)
@@ -169,9 +234,10 @@ void bloom_kfuncs_init(void)
 {
 	int err = register_btf_kfunc_id_set(BPF_PROG_TYPE_XDP, &bloom_xdp_set) ?:
 		  register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
-					    &bloom_skb_set);
+					    &bloom_skb_set) ?:
+		  register_nf();
 
 	if (err)
-		pr_warn("bloom: kfuncs for XDP and tc not registered (error %d): programs cannot call this module\n",
+		pr_warn("bloom: kfuncs for XDP, tc and netfilter hooks not registered (error %d): programs cannot call this module\n",
 			err);
 }

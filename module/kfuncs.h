@@ -18,6 +18,11 @@ int bpf_bloom_skb_test(struct __sk_buff *ctx, u32 id, const void *key,
 		       u32 key__sz);
 int bpf_bloom_skb_test_and_add(struct __sk_buff *ctx, u32 id,
 			       const void *key, u32 key__sz);
+struct bpf_nf_ctx;
+int bpf_bloom_nf_test(struct bpf_nf_ctx *ctx, u32 id, const void *key,
+		      u32 key__sz);
+int bpf_bloom_nf_test_and_add(struct bpf_nf_ctx *ctx, u32 id,
+			      const void *key, u32 key__sz);
 #else
 static inline void bloom_kfuncs_init(void) { }
 #endif

@@ -556,5 +556,16 @@ int cmd_estimate(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_xdp(int argc, char **argv);
+int cmd_nf(int argc, char **argv);
+
+/* bpfobj.c: what the xdp and nf programs' loaders share */
+enum libbpf_print_level;
+int bpf_keep_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+const char *bpf_log_text(void);
+const char *bpf_obj_path(const char *file, const char *env,
+			 const char *what);
+void bpf_counters_read(int map_fd, u64 *out, u32 n);
+void need_module_btf(const char *what);
+const char *filter_of_id(u32 id);
 
 #endif /* _BLOOMCTL_H */

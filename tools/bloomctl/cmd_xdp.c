@@ -27,54 +27,6 @@
 #include "../xdp/bloom_xdp.h"
 
 #define XDP_OBJ		"bloom_xdp.bpf.o"
-#define MODULE_BTF	"/sys/kernel/btf/bloom"
-
-/* libbpf's messages, kept for when loading fails. */
-static char bpf_log[8192];
-static size_t bpf_log_len;
-
-static int keep_log(enum libbpf_print_level level, const char *fmt,
-		    va_list ap)
-{
-	int n;
-
-	if (level == LIBBPF_DEBUG || bpf_log_len >= sizeof(bpf_log) - 1)
-		return 0;
-	n = vsnprintf(bpf_log + bpf_log_len, sizeof(bpf_log) - bpf_log_len,
-		      fmt, ap);
-	if (n > 0)
-		bpf_log_len = min(bpf_log_len + n, sizeof(bpf_log) - 1);
-	return 0;
-}
-
-/* The program object: $BLOOM_XDP_OBJ, beside bloomctl, or ../lib/bloom/. */
-static const char *xdp_object(void)
-{
-	static char path[PATH_MAX + 64];
-	const char *env = getenv("BLOOM_XDP_OBJ");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/%s", exe, XDP_OBJ);
-			if (!access(path, R_OK))
-				return path;
-			snprintf(path, sizeof(path), "%s/../lib/bloom/%s", exe,
-				 XDP_OBJ);
-			if (!access(path, R_OK))
-				return path;
-		}
-	}
-	die("cannot find the XDP program %s (beside bloomctl, in ../lib/bloom, "
-	    "or in $BLOOM_XDP_OBJ): reinstall bloom-tools", XDP_OBJ);
-}
 
 /*
  * The attached program of an interface: its id, or 0. With programs in
@@ -107,27 +59,6 @@ struct attached {
 	bool have_cfg, have_counters;
 };
 
-/* Sum a per-CPU counter map. */
-static void read_counters(int map_fd, u64 *out)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	u64 *v;
-	u32 k;
-	int c;
-
-	if (ncpus <= 0)
-		return;
-	v = xcalloc(ncpus, sizeof(*v));
-	for (k = 0; k < BLOOM_XDP_NCOUNTERS; k++) {
-		out[k] = 0;
-		if (bpf_map_lookup_elem(map_fd, &k, v))
-			continue;
-		for (c = 0; c < ncpus; c++)
-			out[k] += v[c];
-	}
-	free(v);
-}
-
 /* Read a program's configuration and counters from its maps. */
 static void read_maps(struct attached *a, int prog_fd)
 {
@@ -149,7 +80,7 @@ static void read_maps(struct attached *a, int prog_fd)
 		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen)) {
 			nlen = strlen(mi.name);
 			if (!strcmp(mi.name, BLOOM_XDP_COUNTERS)) {
-				read_counters(fd, a->counters);
+				bpf_counters_read(fd, a->counters, BLOOM_XDP_NCOUNTERS);
 				a->have_counters = true;
 			} else if (nlen >= 7 &&
 				   !strcmp(mi.name + nlen - 7, ".rodata") &&
@@ -220,7 +151,7 @@ static bool tc_read(int ifindex, struct attached *a)
 
 	memset(a, 0, sizeof(*a));
 	tc_where(ifindex, &hook, &o);
-	libbpf_set_print(keep_log);	/* ENOENT is an answer, not news */
+	libbpf_set_print(bpf_keep_log);	/* ENOENT is an answer, not news */
 	if (bpf_tc_query(&hook, &o) || !o.prog_id)
 		return false;
 	a->prog_id = o.prog_id;
@@ -252,26 +183,6 @@ static void need_ethernet(const char *iface)
 	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
 		die("%s is not an Ethernet device (link type %u): the program "
 		    "reads Ethernet frames", iface, ifr.ifr_hwaddr.sa_family);
-}
-
-/*
- * The kfuncs need bloom.ko's BTF: without it the program cannot load,
- * and the kernel's reason is obscure. Say what is missing instead.
- */
-static void need_module_btf(void)
-{
-	if (!access(MODULE_BTF, F_OK))
-		return;
-	if (access("/sys/kernel/btf/vmlinux", F_OK))
-		die("XDP needs BTF: this kernel was built without "
-		    "CONFIG_DEBUG_INFO_BTF, so no program can call bloom.ko");
-	die("XDP needs bloom.ko's BTF and %s is missing: bloom.ko was built "
-	    "without it. Its build log says what was missing: usually pahole "
-	    "(apt-get install dwarves) or resolve_btfids (on Debian's 6.1, "
-	    "install a linux-kbuild-6.12.* package); then rebuild it "
-	    "(dkms build --force bloom/VERSION, dkms install --force "
-	    "bloom/VERSION) and reload it (see the README)",
-	    MODULE_BTF);
 }
 
 struct xdp_args {
@@ -309,14 +220,14 @@ static u32 filter_id(const struct xdp_args *x)
 static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 {
 	struct bloom_xdp_cfg cfg = { .filter_id = id, .dir = x->dir };
-	const char *path = xdp_object();
+	const char *path = bpf_obj_path(XDP_OBJ, "BLOOM_XDP_OBJ", "XDP");
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	struct bpf_map *rodata;
 	int err;
 
 	snprintf(cfg.name, sizeof(cfg.name), "%s", x->set);
-	libbpf_set_print(keep_log);
+	libbpf_set_print(bpf_keep_log);
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj)
 		die("cannot open %s: %s", path, strerror(errno));
@@ -329,7 +240,7 @@ static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 			x->tc ? BLOOM_TC_PROG : BLOOM_XDP_PROG));
 	err = bpf_object__load(obj);
 	if (err) {
-		fprintf(stderr, "%s", bpf_log);
+		fprintf(stderr, "%s", bpf_log_text());
 		die("cannot load the XDP program (%s): the kernel refused it "
 		    "(above); is bloom.ko loaded with its kfuncs (dmesg)?",
 		    strerror(-err));
@@ -409,7 +320,7 @@ static void xdp_attach(const struct xdp_args *x)
 	int fd = -1, err;
 	u32 id;
 
-	need_module_btf();
+	need_module_btf("XDP");
 	need_ethernet(x->iface);
 	id = filter_id(x);
 	if (x->tc) {
@@ -443,7 +354,7 @@ static void xdp_attach(const struct xdp_args *x)
 	if (err == -EOPNOTSUPP && x->mode == XDP_FLAGS_DRV_MODE)
 		die("%s has no native XDP: try --mode generic", x->iface);
 	if (err) {
-		fprintf(stderr, "%s", bpf_log);
+		fprintf(stderr, "%s", bpf_log_text());
 		die("cannot attach to %s: %s", x->iface, strerror(-err));
 	}
 	attached_text(x, flags & XDP_FLAGS_SKB_MODE ? "generic XDP" :
@@ -503,29 +414,6 @@ static void detach_ours(const char *iface, int ifindex, bool quiet_none)
 		die("cannot detach from %s: %s", iface, strerror(-err));
 	if (!opts.quiet)
 		printf("detached from %s (XDP)\n", iface);
-}
-
-/* The current name of filter @id, or NULL when it is gone. */
-static const char *filter_of_id(u32 id)
-{
-	static char found[BLOOM_NAME_MAX];
-	char (*names)[BLOOM_NAME_MAX] = NULL;
-	struct bloom_ioc_id q;
-	u32 n = 0, i;
-
-	if (access(BLOOM_DEVICE, F_OK) || dev_names(&names, &n))
-		return NULL;
-	for (i = 0; i < n; i++) {
-		memset(&q, 0, sizeof(q));
-		name_copy(q.name, names[i]);
-		if (!dev_ioctl(BLOOM_IOC_ID, &q) && q.id == id) {
-			memcpy(found, names[i], sizeof(found));
-			free(names);
-			return found;
-		}
-	}
-	free(names);
-	return NULL;
 }
 
 static void status_json(struct json *j, const char *iface,

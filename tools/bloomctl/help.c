@@ -342,6 +342,34 @@ const struct command commands[] = {
 	  "                     (filter gone)\n\n"
 	  "Attachments are not saved by save-all: attach from the network's own\n"
 	  "configuration (an if-up hook), after the boot unit restored the filters.\n" },
+	{ "nf", cmd_nf,
+	  "attach --set NAME [--hook H] [--priority P] [--family ip|ip6|inet]\n"
+	  "       [--dir src|dst] [--key addr|net] [--accept] | detach [--hook H]\n"
+	  "       | status",
+	  "Drop packets at a netfilter hook whose source (or destination) address\n"
+	  "is in an addr filter, or inside a prefix of a net filter, with a BPF\n"
+	  "program of its own (Linux 6.4 or later): no iptables, no nft_compat,\n"
+	  "ordered among nftables' chains by its priority. The filter is that of\n"
+	  "this network namespace, named by its id (info), as for xdp. Needs\n"
+	  "bloom.ko's BTF; on older kernels use -m bloom.\n\n"
+	  "  attach             attach, for this namespace\n"
+	  "      --set NAME     the filter\n"
+	  "      --hook H       prerouting (default), input, forward, output or\n"
+	  "                     postrouting\n"
+	  "      --priority P   as nft's (default -200: before a filter chain at\n"
+	  "                     0, after conntrack at -200 registered first)\n"
+	  "      --family F     ip, ip6 or inet (both, the default)\n"
+	  "      --dir D        src (default) or dst address\n"
+	  "      --key K        addr or net: refuse a filter of the other type\n"
+	  "      --accept       accept matching packets (skip this hook's later\n"
+	  "                     chains) instead of dropping them\n"
+	  "  detach             detach bloomctl's programs of this namespace\n"
+	  "                     (--hook: at that hook only)\n"
+	  "  status             each attachment: filter, packets seen, matched,\n"
+	  "                     dropped, errors (filter gone)\n\n"
+	  "Attachments are pinned in bpffs (/sys/fs/bpf/bloom-nf) and last until\n"
+	  "detached or the next boot: attach again after the boot unit restored\n"
+	  "the filters.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
 	  "Show the help of bloomctl or of a subcommand.\n" },
 	{ NULL, NULL, NULL, NULL }

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bloomctl nf: attach the shipped netfilter-hook program
+ * (tools/xdp/bloom_nf.bpf.c, BPF_PROG_TYPE_NETFILTER, Linux 6.4 on) at a
+ * hook of this network namespace, for IPv4, IPv6 or both, at a
+ * priority among nftables' chains; detach it; show what is attached.
+ *
+ * A netfilter link lives as long as something holds it: bloomctl pins
+ * each in bpffs ($BLOOM_BPFFS, or /sys/fs/bpf where systemd mounts it),
+ * in bloom-nf/, named by the namespace (its inode), the family, the
+ * hook and the priority, so that status and detach find their own
+ * namespace's links and no other. "ip netns exec" mounts a /sys of its
+ * own, without bpffs: there BLOOM_BPFFS names one mounted elsewhere. Debian 12's libbpf
+ * (1.1) and uapi headers (6.1) predate the program type: the numbers
+ * and the link's attributes are spelt out below, as 6.4's uapi has them.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bloomctl.h"
+#include "../xdp/bloom_nf.h"
+
+#define NF_OBJ		"bloom_nf.bpf.o"
+#define BPF_FS		"/sys/fs/bpf"
+#define BPF_NF_DIR	"bloom-nf"
+#define BPF_FS_MAGIC_	0xcafe4a11
+
+/* Linux 6.4's uapi: the program type, its attach type, its link. */
+#define PROG_TYPE_NETFILTER	32
+#define ATTACH_NETFILTER	45
+#define NFPROTO_IPV4_		2
+#define NFPROTO_IPV6_		10
+
+struct nf_link_create {
+	__u32	prog_fd;
+	__u32	target_fd;	/* 0 */
+	__u32	attach_type;	/* ATTACH_NETFILTER */
+	__u32	flags;		/* 0 */
+	__u32	pf;		/* NFPROTO_IPV4 or _IPV6 */
+	__u32	hooknum;	/* NF_INET_* */
+	__s32	priority;	/* not NF_IP_PRI_FIRST or _LAST */
+	__u32	nf_flags;	/* 0: no defragmentation */
+};
+
+static const char *const hooks[] = {
+	"prerouting", "input", "forward", "output", "postrouting",
+};
+
+struct nf_args {
+	const char *set;
+	int key_type;		/* -1: either */
+	u8 dir;
+	u8 verdict;		/* enum bloom_nf_verdict */
+	int family;		/* 4, 6 or 0: both */
+	int hook;		/* NF_INET_*, or -1: none given */
+	int priority;
+	bool priority_set;
+};
+
+static int hook_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hooks); i++)
+		if (!strcmp(s, hooks[i]))
+			return (int)i;
+	return -1;
+}
+
+/* This namespace, as pins name it: its inode. */
+static unsigned long long netns_ino(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st))
+		die("cannot read this network namespace: %s", strerror(errno));
+	return (unsigned long long)st.st_ino;
+}
+
+/* The directory of the pins: bloom-nf/ in bpffs. */
+static const char *nf_dir(void)
+{
+	static char dir[PATH_MAX / 2];
+	const char *fs = getenv("BLOOM_BPFFS");
+
+	snprintf(dir, sizeof(dir), "%s/%s", fs && *fs ? fs : BPF_FS,
+		 BPF_NF_DIR);
+	return dir;
+}
+
+static void pin_path(char *buf, size_t len, int family, int hook,
+		     int priority)
+{
+	snprintf(buf, len, "%s/%llu-ip%s-%s-%d", nf_dir(), netns_ino(),
+		 family == 6 ? "6" : "", hooks[hook], priority);
+}
+
+/*
+ * bpffs, where the pins outlive bloomctl. Not mounted here: a mount made
+ * inside "ip netns exec" would go, and the links with it, when
+ * bloomctl exits.
+ */
+static void need_bpffs(void)
+{
+	const char *fs = getenv("BLOOM_BPFFS");
+	struct statfs st;
+
+	if (!fs || !*fs)
+		fs = BPF_FS;
+	if (statfs(fs, &st) || st.f_type != BPF_FS_MAGIC_)
+		die("nf: %s is not a bpffs, where the attachments are pinned: "
+		    "mount one (mount -t bpf bpf %s), or name one with "
+		    "BLOOM_BPFFS (\"ip netns exec\" hides /sys/fs/bpf)", fs, fs);
+	if (mkdir(nf_dir(), 0700) && errno != EEXIST)
+		die("nf: cannot make %s: %s", nf_dir(), strerror(errno));
+}
+
+/* The filter's id, checking that its keys are addresses or prefixes. */
+static u32 nf_filter_id(const struct nf_args *a)
+{
+	struct bloom_ioc_info in = { 0 };
+	struct bloom_ioc_id id = { 0 };
+	int err;
+
+	name_copy(in.name, a->set);
+	name_copy(id.name, a->set);
+	err = dev_ioctl(BLOOM_IOC_INFO, &in) ?: dev_ioctl(BLOOM_IOC_ID, &id);
+	if (err)
+		die_dev("nf attach", err, a->set);
+	if (in.key_type != BLOOM_KEY_ADDR && in.key_type != BLOOM_KEY_NET)
+		die("filter %s holds %s keys: the netfilter program looks up "
+		    "addresses (an addr or a net filter)", a->set,
+		    bloom_key_type_name(in.key_type));
+	if (a->key_type >= 0 && in.key_type != a->key_type)
+		die("filter %s holds %s keys, not %s", a->set,
+		    bloom_key_type_name(in.key_type),
+		    bloom_key_type_name(a->key_type));
+	return id.id;
+}
+
+static struct bpf_object *nf_load(const struct nf_args *a, u32 id)
+{
+	struct bloom_nf_cfg cfg = { .filter_id = id, .dir = a->dir,
+				    .verdict = a->verdict };
+	const char *path = bpf_obj_path(NF_OBJ, "BLOOM_NF_OBJ", "netfilter");
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	struct bpf_map *rodata;
+	int err;
+
+	snprintf(cfg.name, sizeof(cfg.name), "%s", a->set);
+	libbpf_set_print(bpf_keep_log);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		die("cannot open %s: %s", path, strerror(errno));
+	rodata = bpf_object__find_map_by_name(obj, ".rodata");
+	prog = bpf_object__find_program_by_name(obj, BLOOM_NF_PROG);
+	if (!rodata || !prog ||
+	    bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg)))
+		die("%s is not bloomctl's netfilter program", path);
+	bpf_program__set_type(prog, PROG_TYPE_NETFILTER);
+	bpf_program__set_expected_attach_type(prog, ATTACH_NETFILTER);
+	err = bpf_object__load(obj);
+	if (err) {
+		fprintf(stderr, "%s", bpf_log_text());
+		die("cannot load the netfilter program (%s): the kernel refused "
+		    "it (above); netfilter-hook programs need Linux 6.4 or later "
+		    "and bloom.ko's kfuncs (dmesg); on older kernels use -m bloom",
+		    strerror(-err));
+	}
+	return obj;
+}
+
+static int link_create(int prog_fd, int pf, int hook, int priority)
+{
+	union {
+		struct nf_link_create nf;
+		char attr[128];	/* union bpf_attr's size, zero beyond */
+	} u;
+
+	memset(&u, 0, sizeof(u));
+	u.nf.prog_fd = (__u32)prog_fd;
+	u.nf.attach_type = ATTACH_NETFILTER;
+	u.nf.pf = (__u32)pf;
+	u.nf.hooknum = (__u32)hook;
+	u.nf.priority = priority;
+	return (int)syscall(__NR_bpf, BPF_LINK_CREATE, &u, sizeof(u));
+}
+
+/* Before 6.4 no program runs at a netfilter hook: say so first. */
+static void need_nf_programs(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return;		/* the kernel will say */
+	if (major < 6 || (major == 6 && minor < 4))
+		die("nf: netfilter-hook programs need Linux 6.4 or later, and "
+		    "this is %s: use the iptables match (-m bloom, through "
+		    "iptables-nft on an nftables host)", u.release);
+}
+
+static void nf_attach(const struct nf_args *a)
+{
+	u32 id = nf_filter_id(a);
+	struct bpf_object *obj;
+	char path[PATH_MAX];
+	int fams[2], nfam = 0, i, fd, prog_fd;
+
+	need_nf_programs();
+	need_module_btf("nf");
+	need_bpffs();
+	if (a->family != 6)
+		fams[nfam++] = 4;
+	if (a->family != 4)
+		fams[nfam++] = 6;
+	for (i = 0; i < nfam; i++) {
+		pin_path(path, sizeof(path), fams[i], a->hook, a->priority);
+		if (!access(path, F_OK))
+			die("nf attach: bloomctl's program is attached at %s ip%s "
+			    "priority %d already: detach it first", hooks[a->hook],
+			    fams[i] == 6 ? "6" : "", a->priority);
+	}
+	obj = nf_load(a, id);
+	prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj,
+							BLOOM_NF_PROG));
+	for (i = 0; i < nfam; i++) {
+		fd = link_create(prog_fd, fams[i] == 6 ? NFPROTO_IPV6_ :
+				 NFPROTO_IPV4_, a->hook, a->priority);
+		if (fd < 0)
+			die("nf attach: the kernel refused the netfilter link "
+			    "(%s): netfilter-hook programs need Linux 6.4 or later "
+			    "(CONFIG_NETFILTER_BPF_LINK); on older kernels use "
+			    "-m bloom", strerror(errno));
+		pin_path(path, sizeof(path), fams[i], a->hook, a->priority);
+		if (bpf_obj_pin(fd, path))
+			die("nf attach: cannot pin the link at %s: %s", path,
+			    strerror(errno));
+		close(fd);
+	}
+	bpf_object__close(obj);	/* the pinned links keep the program */
+	if (!opts.quiet)
+		printf("attached at %s, %s, priority %d: %s packets whose %s "
+		       "address is in %s (id %u)\n", hooks[a->hook],
+		       a->family ? (a->family == 6 ? "ip6" : "ip") : "ip and ip6",
+		       a->priority, a->verdict == BLOOM_NF_DROP ? "drops" :
+		       "accepts", a->dir == BLOOM_XDP_DST ? "destination" :
+		       "source", a->set, id);
+}
+
+/*
+ * A pin of this namespace, "INO-FAMILY-HOOK-PRIO", as "ip prerouting
+ * priority -200"; false for another namespace's.
+ */
+static bool pin_ours(const char *name, char *what, size_t len)
+{
+	char prefix[32];
+	int n = snprintf(prefix, sizeof(prefix), "%llu-", netns_ino());
+
+	char fam[8] = "", hook[16] = "";
+	int prio;
+
+	if (strncmp(name, prefix, (size_t)n) ||
+	    sscanf(name + n, "%7[^-]-%15[^-]-%d", fam, hook, &prio) != 3)
+		return false;
+	snprintf(what, len, "%s %s priority %d", fam, hook, prio);
+	return true;
+}
+
+/* The program behind a pinned link: its config and counters. */
+static void link_show(struct json *j, const char *path, const char *what)
+{
+	struct bpf_link_info li = { 0 };
+	struct bpf_prog_info pi = { 0 };
+	u32 llen = sizeof(li), plen = sizeof(pi), ids[4], i, zero = 0;
+	u64 counters[BLOOM_XDP_NCOUNTERS] = { 0 };
+	struct bloom_nf_cfg cfg = { 0 };
+	int lfd = bpf_obj_get(path), pfd = -1, mfd;
+	const char *now;
+
+	if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &llen))
+		goto out;
+	pfd = bpf_prog_get_fd_by_id(li.prog_id);
+	pi.nr_map_ids = ARRAY_SIZE(ids);
+	pi.map_ids = (uintptr_t)ids;
+	if (pfd < 0 || bpf_obj_get_info_by_fd(pfd, &pi, &plen))
+		goto out;
+	for (i = 0; i < pi.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
+		struct bpf_map_info mi = { 0 };
+		u32 mlen = sizeof(mi);
+
+		mfd = bpf_map_get_fd_by_id(ids[i]);
+		if (mfd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen)) {
+			if (!strcmp(mi.name, BLOOM_XDP_COUNTERS))
+				bpf_counters_read(mfd, counters,
+						  BLOOM_XDP_NCOUNTERS);
+			else if (mi.value_size == sizeof(cfg))
+				bpf_map_lookup_elem(mfd, &zero, &cfg);
+		}
+		close(mfd);
+	}
+out:
+	now = cfg.filter_id ? filter_of_id(cfg.filter_id) : NULL;
+	if (opts.format == OUT_JSON) {
+		json_object(j, NULL);
+		json_str(j, "attachment", what);
+		json_u64(j, "link_id", li.id);
+		json_u64(j, "filter_id", cfg.filter_id);
+		json_str(j, "filter", now ? now : "");
+		json_str(j, "direction", cfg.dir == BLOOM_XDP_DST ? "dst" : "src");
+		json_str(j, "verdict", cfg.verdict == BLOOM_NF_DROP ? "drop" :
+			 "accept");
+		json_u64(j, "seen", counters[BLOOM_XDP_SEEN]);
+		json_u64(j, "matched", counters[BLOOM_XDP_MATCHED]);
+		json_u64(j, "dropped", counters[BLOOM_XDP_DROPPED]);
+		json_u64(j, "errors", counters[BLOOM_XDP_ERRORS]);
+		json_close(j, '}');
+	} else if (!opts.quiet) {
+		printf("%s: %s packets whose %s address is in filter id %u (%s)\n",
+		       what, cfg.verdict == BLOOM_NF_DROP ? "drops" : "accepts",
+		       cfg.dir == BLOOM_XDP_DST ? "destination" : "source",
+		       cfg.filter_id, now ? now : "gone: packets go on");
+		printf("  seen %llu, matched %llu, dropped %llu, errors %llu\n",
+		       (unsigned long long)counters[BLOOM_XDP_SEEN],
+		       (unsigned long long)counters[BLOOM_XDP_MATCHED],
+		       (unsigned long long)counters[BLOOM_XDP_DROPPED],
+		       (unsigned long long)counters[BLOOM_XDP_ERRORS]);
+	}
+	if (pfd >= 0)
+		close(pfd);
+	if (lfd >= 0)
+		close(lfd);
+}
+
+/* Each of this namespace's pins: shown (status) or removed (detach). */
+static int nf_each(bool detach, const struct nf_args *a)
+{
+	char what[NAME_MAX + 1], path[PATH_MAX], want[64] = "";
+	struct dirent *e;
+	struct json j;
+	int n = 0;
+	DIR *d;
+
+	if (a && a->hook >= 0)
+		snprintf(want, sizeof(want), "-%s-", hooks[a->hook]);
+	if (!detach && opts.format == OUT_JSON) {
+		json_start(&j);
+		json_array(&j, NULL);
+	}
+	d = opendir(nf_dir());
+	while (d && (e = readdir(d))) {
+		if (!pin_ours(e->d_name, what, sizeof(what)) ||
+		    (*want && !strstr(e->d_name, want)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", nf_dir(), e->d_name);
+		n++;
+		if (!detach) {
+			link_show(&j, path, what);
+		} else if (unlink(path)) {
+			die("nf detach: cannot remove %s: %s", path,
+			    strerror(errno));
+		} else if (!opts.quiet) {
+			printf("detached %s\n", what);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!detach && opts.format == OUT_JSON) {
+		json_close(&j, ']');
+		json_finish(&j);
+	} else if (!detach && !n && !opts.quiet) {
+		printf("no netfilter program of bloomctl's in this namespace\n");
+	}
+	return n;
+}
+
+enum { OPT_SET = 0x300, OPT_KEY, OPT_DIR, OPT_FAMILY_NF, OPT_HOOK,
+	OPT_PRIORITY, OPT_ACCEPT };
+
+static const struct option nf_longopts[] = {
+	COMMON_LONGOPTS,
+	{ "set",	required_argument,	NULL, OPT_SET },
+	{ "key",	required_argument,	NULL, OPT_KEY },
+	{ "dir",	required_argument,	NULL, OPT_DIR },
+	{ "family",	required_argument,	NULL, OPT_FAMILY_NF },
+	{ "hook",	required_argument,	NULL, OPT_HOOK },
+	{ "priority",	required_argument,	NULL, OPT_PRIORITY },
+	{ "accept",	no_argument,		NULL, OPT_ACCEPT },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void nf_option(struct nf_args *a, int c)
+{
+	long v;
+	char *end;
+
+	switch (c) {
+	case OPT_SET:
+		check_name("nf", optarg);
+		a->set = optarg;
+		break;
+	case OPT_KEY:
+		if (strcmp(optarg, "addr") && strcmp(optarg, "net"))
+			usage_error("nf", "--key takes addr or net, not '%s'",
+				    optarg);
+		a->key_type = key_type_parse(optarg);
+		break;
+	case OPT_DIR:
+		if (strcmp(optarg, "src") && strcmp(optarg, "dst"))
+			usage_error("nf", "--dir takes src or dst, not '%s'",
+				    optarg);
+		a->dir = !strcmp(optarg, "dst") ? BLOOM_XDP_DST : BLOOM_XDP_SRC;
+		break;
+	case OPT_FAMILY_NF:
+		if (!strcmp(optarg, "ip"))
+			a->family = 4;
+		else if (!strcmp(optarg, "ip6"))
+			a->family = 6;
+		else if (!strcmp(optarg, "inet"))
+			a->family = 0;
+		else
+			usage_error("nf", "--family takes ip, ip6 or inet (both), as nft does, not '%s'",
+				    optarg);
+		break;
+	case OPT_HOOK:
+		a->hook = hook_parse(optarg);
+		if (a->hook < 0)
+			usage_error("nf", "--hook takes prerouting, input, forward, output or postrouting, not '%s'",
+				    optarg);
+		break;
+	case OPT_PRIORITY:
+		errno = 0;
+		v = strtol(optarg, &end, 0);
+		/* NF_IP_PRI_FIRST and _LAST are the kernel's own. */
+		if (errno || *end || end == optarg || v <= INT_MIN + 1 ||
+		    v >= INT_MAX)
+			usage_error("nf", "bad --priority '%s' (an integer, as nft's; -300 is before raw, 0 is filter)",
+				    optarg);
+		a->priority = (int)v;
+		a->priority_set = true;
+		break;
+	case OPT_ACCEPT:
+		a->verdict = BLOOM_NF_ACCEPT;
+		break;
+	default:
+		common_option("nf", c);
+	}
+}
+
+/* nf attach --set NAME ... | detach [--hook H] | status */
+int cmd_nf(int argc, char **argv)
+{
+	struct nf_args a = { .key_type = -1, .hook = -1, .priority = -200 };
+	const char *verb;
+	int c, n;
+
+	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
+				  nf_longopts)) != -1)
+		nf_option(&a, c);
+	n = argc - optind;
+	verb = n ? argv[optind] : "";
+	if (!strcmp(verb, "attach")) {
+		positional("nf attach", n - 1, 0, 0, "");
+		if (!a.set)
+			usage_error("nf", "attach needs --set NAME");
+		if (a.hook < 0)
+			a.hook = 0;	/* prerouting */
+		nf_attach(&a);
+	} else if (!strcmp(verb, "detach")) {
+		positional("nf detach", n - 1, 0, 0, "");
+		if (!nf_each(true, &a))
+			die("nf detach: no netfilter program of bloomctl's%s%s in this namespace",
+			    a.hook >= 0 ? " at " : "", a.hook >= 0 ? hooks[a.hook] : "");
+	} else if (!strcmp(verb, "status")) {
+		positional("nf status", n - 1, 0, 0, "");
+		nf_each(false, NULL);
+	} else {
+		usage_error("nf", n ? "unknown action '%s': attach, detach or status" :
+			    "attach, detach or status?%s", n ? verb : "");
+	}
+	return EXIT_OK;
+}

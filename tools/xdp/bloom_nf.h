@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * What bloom_nf.bpf.c and its loader (bloomctl nf) share: the program's
+ * configuration, set before it is loaded, and its per-CPU counters
+ * (those of the XDP program: bloom_xdp.h).
+ */
+#ifndef _BLOOM_NF_H
+#define _BLOOM_NF_H
+
+#include "bloom_xdp.h"
+
+#define BLOOM_NF_PROG		"bloom_nf"	/* the program's name */
+
+/* What a packet whose address is in the filter gets. */
+enum bloom_nf_verdict {
+	BLOOM_NF_DROP = 0,		/* NF_DROP */
+	BLOOM_NF_ACCEPT = 1,		/* NF_ACCEPT: ends this hook's chains */
+};
+
+struct bloom_nf_cfg {
+	__u32	filter_id;		/* BLOOM_IOC_ID in the hook's netns */
+	__u8	dir;			/* enum bloom_xdp_dir */
+	__u8	verdict;		/* enum bloom_nf_verdict, on a match */
+	__u8	pad[2];
+	char	name[32];		/* the filter's name when attached */
+};
+
+#endif /* _BLOOM_NF_H */
