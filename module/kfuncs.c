@@ -23,7 +23,8 @@
  * -EINVAL a key of the wrong length or type (a zero length or NULL too),
  * -ENOSPC full, -EOPNOTSUPP an add to a static filter, -EAFNOSUPPORT an
  * add of the other family's key to a filter of one family (its test is
- * 0), -ENODEV a tc packet without a device.
+ * 0), -ENODEV a tc packet without a device (or a netfilter test run
+ * without one).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -146,10 +147,21 @@ __bpf_kfunc int bpf_bloom_skb_test_and_add(struct __sk_buff *ctx, u32 id,
 }
 
 #ifdef CONFIG_NETFILTER_BPF_LINK
-/* The hook's namespace: a netfilter program runs in one (6.4 on). */
+/*
+ * The hook's namespace (6.4 on); BPF_PROG_TEST_RUN leaves it out, and
+ * then the devices' is the one.
+ */
 static struct net *nf_net(struct bpf_nf_ctx *ctx)
 {
-	return ctx->state ? ctx->state->net : NULL;
+	const struct nf_hook_state *s = ctx->state;
+
+	if (!s)
+		return NULL;
+	if (s->net)
+		return s->net;
+	if (s->in)
+		return dev_net(s->in);
+	return s->out ? dev_net(s->out) : NULL;
 }
 
 /**

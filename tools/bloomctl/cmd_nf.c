@@ -42,6 +42,14 @@
 #define NFPROTO_IPV4_		2
 #define NFPROTO_IPV6_		10
 
+/*
+ * Before conntrack (-200: a BPF hook may not share a priority with any
+ * other hook, and conntrack is on wherever nft matches ct state), so a
+ * dropped source never gets a conntrack entry; after raw (-300) and
+ * defragmentation (-400).
+ */
+#define NF_PRIORITY_DEFAULT	-250
+
 struct nf_link_create {
 	__u32	prog_fd;
 	__u32	target_fd;	/* 0 */
@@ -61,8 +69,7 @@ struct nf_args {
 	const char *set;
 	int key_type;		/* -1: either */
 	u8 dir;
-	u8 verdict;		/* enum bloom_nf_verdict */
-	int family;		/* 4, 6 or 0: both */
+	int family;		/* 4, 6, 0: both, -1: not given (both) */
 	int hook;		/* NF_INET_*, or -1: none given */
 	int priority;
 	bool priority_set;
@@ -122,6 +129,12 @@ static void need_bpffs(void)
 		die("nf: %s is not a bpffs, where the attachments are pinned: "
 		    "mount one (mount -t bpf bpf %s), or name one with "
 		    "BLOOM_BPFFS (\"ip netns exec\" hides /sys/fs/bpf)", fs, fs);
+}
+
+/* Where attach pins: bpffs, and bloom-nf/ in it. */
+static void need_pin_dir(void)
+{
+	need_bpffs();
 	if (mkdir(nf_dir(), 0700) && errno != EEXIST)
 		die("nf: cannot make %s: %s", nf_dir(), strerror(errno));
 }
@@ -151,8 +164,7 @@ static u32 nf_filter_id(const struct nf_args *a)
 
 static struct bpf_object *nf_load(const struct nf_args *a, u32 id)
 {
-	struct bloom_nf_cfg cfg = { .filter_id = id, .dir = a->dir,
-				    .verdict = a->verdict };
+	struct bloom_nf_cfg cfg = { .filter_id = id, .dir = a->dir };
 	const char *path = bpf_obj_path(NF_OBJ, "BLOOM_NF_OBJ", "netfilter");
 	struct bpf_program *prog;
 	struct bpf_object *obj;
@@ -212,16 +224,34 @@ static void need_nf_programs(void)
 		    "iptables-nft on an nftables host)", u.release);
 }
 
+static void __noreturn link_failed(const struct nf_args *a, bool create,
+				   int err)
+{
+	if (!create)
+		die("nf attach: cannot pin the link in %s: %s", nf_dir(),
+		    strerror(err));
+	if (err == EBUSY)
+		die("nf attach: priority %d is taken at %s (a netfilter program "
+		    "may not share its priority with any other hook: nft list "
+		    "hooks shows them): give another --priority", a->priority,
+		    hooks[a->hook]);
+	die("nf attach: the kernel refused the netfilter link (%s): "
+	    "netfilter-hook programs need Linux 6.4 or later "
+	    "(CONFIG_NETFILTER_BPF_LINK); on older kernels use -m bloom",
+	    strerror(err));
+}
+
 static void nf_attach(const struct nf_args *a)
 {
-	u32 id = nf_filter_id(a);
 	struct bpf_object *obj;
 	char path[PATH_MAX];
-	int fams[2], nfam = 0, i, fd, prog_fd;
+	int fams[2], nfam = 0, i, fd, prog_fd, err;
+	u32 id;
 
 	need_nf_programs();
+	id = nf_filter_id(a);
 	need_module_btf("nf");
-	need_bpffs();
+	need_pin_dir();
 	if (a->family != 6)
 		fams[nfam++] = 4;
 	if (a->family != 4)
@@ -239,24 +269,28 @@ static void nf_attach(const struct nf_args *a)
 	for (i = 0; i < nfam; i++) {
 		fd = link_create(prog_fd, fams[i] == 6 ? NFPROTO_IPV6_ :
 				 NFPROTO_IPV4_, a->hook, a->priority);
-		if (fd < 0)
-			die("nf attach: the kernel refused the netfilter link "
-			    "(%s): netfilter-hook programs need Linux 6.4 or later "
-			    "(CONFIG_NETFILTER_BPF_LINK); on older kernels use "
-			    "-m bloom", strerror(errno));
+		err = fd < 0 ? errno : 0;
 		pin_path(path, sizeof(path), fams[i], a->hook, a->priority);
-		if (bpf_obj_pin(fd, path))
-			die("nf attach: cannot pin the link at %s: %s", path,
-			    strerror(errno));
-		close(fd);
+		if (fd >= 0 && bpf_obj_pin(fd, path))
+			err = errno;
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			/* All or nothing: the other family's link goes too. */
+			while (i-- > 0) {
+				pin_path(path, sizeof(path), fams[i], a->hook,
+					 a->priority);
+				unlink(path);
+			}
+			link_failed(a, fd < 0, err);
+		}
 	}
 	bpf_object__close(obj);	/* the pinned links keep the program */
 	if (!opts.quiet)
 		printf("attached at %s, %s, priority %d: %s packets whose %s "
 		       "address is in %s (id %u)\n", hooks[a->hook],
 		       a->family ? (a->family == 6 ? "ip6" : "ip") : "ip and ip6",
-		       a->priority, a->verdict == BLOOM_NF_DROP ? "drops" :
-		       "accepts", a->dir == BLOOM_XDP_DST ? "destination" :
+		       a->priority, "drops", a->dir == BLOOM_XDP_DST ? "destination" :
 		       "source", a->set, id);
 }
 
@@ -322,8 +356,6 @@ out:
 		json_u64(j, "filter_id", cfg.filter_id);
 		json_str(j, "filter", now ? now : "");
 		json_str(j, "direction", cfg.dir == BLOOM_XDP_DST ? "dst" : "src");
-		json_str(j, "verdict", cfg.verdict == BLOOM_NF_DROP ? "drop" :
-			 "accept");
 		json_u64(j, "seen", counters[BLOOM_XDP_SEEN]);
 		json_u64(j, "matched", counters[BLOOM_XDP_MATCHED]);
 		json_u64(j, "dropped", counters[BLOOM_XDP_DROPPED]);
@@ -331,7 +363,7 @@ out:
 		json_close(j, '}');
 	} else if (!opts.quiet) {
 		printf("%s: %s packets whose %s address is in filter id %u (%s)\n",
-		       what, cfg.verdict == BLOOM_NF_DROP ? "drops" : "accepts",
+		       what, "drops",
 		       cfg.dir == BLOOM_XDP_DST ? "destination" : "source",
 		       cfg.filter_id, now ? now : "gone: packets go on");
 		printf("  seen %llu, matched %llu, dropped %llu, errors %llu\n",
@@ -355,6 +387,7 @@ static int nf_each(bool detach, const struct nf_args *a)
 	int n = 0;
 	DIR *d;
 
+	need_bpffs();	/* or the pins are out of sight, not absent */
 	if (a && a->hook >= 0)
 		snprintf(want, sizeof(want), "-%s-", hooks[a->hook]);
 	if (!detach && opts.format == OUT_JSON) {
@@ -389,7 +422,7 @@ static int nf_each(bool detach, const struct nf_args *a)
 }
 
 enum { OPT_SET = 0x300, OPT_KEY, OPT_DIR, OPT_FAMILY_NF, OPT_HOOK,
-	OPT_PRIORITY, OPT_ACCEPT };
+	OPT_PRIORITY };
 
 static const struct option nf_longopts[] = {
 	COMMON_LONGOPTS,
@@ -399,7 +432,6 @@ static const struct option nf_longopts[] = {
 	{ "family",	required_argument,	NULL, OPT_FAMILY_NF },
 	{ "hook",	required_argument,	NULL, OPT_HOOK },
 	{ "priority",	required_argument,	NULL, OPT_PRIORITY },
-	{ "accept",	no_argument,		NULL, OPT_ACCEPT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -444,17 +476,14 @@ static void nf_option(struct nf_args *a, int c)
 		break;
 	case OPT_PRIORITY:
 		errno = 0;
-		v = strtol(optarg, &end, 0);
+		v = strtol(optarg, &end, 10);
 		/* NF_IP_PRI_FIRST and _LAST are the kernel's own. */
-		if (errno || *end || end == optarg || v <= INT_MIN + 1 ||
+		if (errno || *end || end == optarg || v <= INT_MIN ||
 		    v >= INT_MAX)
 			usage_error("nf", "bad --priority '%s' (an integer, as nft's; -300 is before raw, 0 is filter)",
 				    optarg);
 		a->priority = (int)v;
 		a->priority_set = true;
-		break;
-	case OPT_ACCEPT:
-		a->verdict = BLOOM_NF_ACCEPT;
 		break;
 	default:
 		common_option("nf", c);
@@ -464,7 +493,8 @@ static void nf_option(struct nf_args *a, int c)
 /* nf attach --set NAME ... | detach [--hook H] | status */
 int cmd_nf(int argc, char **argv)
 {
-	struct nf_args a = { .key_type = -1, .hook = -1, .priority = -200 };
+	struct nf_args a = { .key_type = -1, .hook = -1, .family = -1,
+			     .priority = NF_PRIORITY_DEFAULT };
 	const char *verb;
 	int c, n;
 
@@ -479,14 +509,21 @@ int cmd_nf(int argc, char **argv)
 			usage_error("nf", "attach needs --set NAME");
 		if (a.hook < 0)
 			a.hook = 0;	/* prerouting */
+		if (a.family < 0)
+			a.family = 0;	/* inet */
 		nf_attach(&a);
 	} else if (!strcmp(verb, "detach")) {
 		positional("nf detach", n - 1, 0, 0, "");
+		if (a.set || a.priority_set || a.family >= 0 || a.key_type >= 0)
+			usage_error("nf", "detach takes --hook only: it detaches every attachment of this namespace (at that hook)");
 		if (!nf_each(true, &a))
 			die("nf detach: no netfilter program of bloomctl's%s%s in this namespace",
 			    a.hook >= 0 ? " at " : "", a.hook >= 0 ? hooks[a.hook] : "");
 	} else if (!strcmp(verb, "status")) {
 		positional("nf status", n - 1, 0, 0, "");
+		if (a.set || a.priority_set || a.family >= 0 || a.key_type >= 0 ||
+		    a.hook >= 0)
+			usage_error("nf", "status takes no options but the output's");
 		nf_each(false, NULL);
 	} else {
 		usage_error("nf", n ? "unknown action '%s': attach, detach or status" :

@@ -344,8 +344,7 @@ const struct command commands[] = {
 	  "configuration (an if-up hook), after the boot unit restored the filters.\n" },
 	{ "nf", cmd_nf,
 	  "attach --set NAME [--hook H] [--priority P] [--family ip|ip6|inet]\n"
-	  "       [--dir src|dst] [--key addr|net] [--accept] | detach [--hook H]\n"
-	  "       | status",
+	  "       [--dir src|dst] [--key addr|net] | detach [--hook H] | status",
 	  "Drop packets at a netfilter hook whose source (or destination) address\n"
 	  "is in an addr filter, or inside a prefix of a net filter, with a BPF\n"
 	  "program of its own (Linux 6.4 or later): no iptables, no nft_compat,\n"
@@ -356,13 +355,12 @@ const struct command commands[] = {
 	  "      --set NAME     the filter\n"
 	  "      --hook H       prerouting (default), input, forward, output or\n"
 	  "                     postrouting\n"
-	  "      --priority P   as nft's (default -200: before a filter chain at\n"
-	  "                     0, after conntrack at -200 registered first)\n"
+	  "      --priority P   as nft's (default -250: before conntrack at -200\n"
+	  "                     and a filter chain at 0); a priority another\n"
+	  "                     hook holds is refused\n"
 	  "      --family F     ip, ip6 or inet (both, the default)\n"
 	  "      --dir D        src (default) or dst address\n"
 	  "      --key K        addr or net: refuse a filter of the other type\n"
-	  "      --accept       accept matching packets (skip this hook's later\n"
-	  "                     chains) instead of dropping them\n"
 	  "  detach             detach bloomctl's programs of this namespace\n"
 	  "                     (--hook: at that hook only)\n"
 	  "  status             each attachment: filter, packets seen, matched,\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Drop (or accept) packets whose source (or destination) address is in
+ * Drop packets whose source (or destination) address is in
  * a filter of bloom.ko, at a netfilter hook (BPF_PROG_TYPE_NETFILTER,
  * Linux 6.4 on): nftables hosts get the filters with no iptables, no
  * nft_compat and no xtables module, ordered among nft's chains by the
@@ -15,7 +15,8 @@
 #include <bpf/bpf_helpers.h>
 #include "bloom_nf.h"
 
-#define NF_ACCEPT	1
+#define NF_DROP		0
+#define NF_ACCEPT	1	/* on to the hook's next entry */
 
 /* The context, as the kernel's BTF has it (relocated at load). */
 struct sk_buff;
@@ -102,9 +103,8 @@ int bloom_nf(struct bpf_nf_ctx *ctx)
 	if (ret != 1)
 		return NF_ACCEPT;
 	bump(BLOOM_XDP_MATCHED);
-	if (cfg.verdict == BLOOM_NF_DROP)
-		bump(BLOOM_XDP_DROPPED);
-	return cfg.verdict;
+	bump(BLOOM_XDP_DROPPED);
+	return NF_DROP;
 }
 
 char LICENSE[] SEC("license") = "GPL";

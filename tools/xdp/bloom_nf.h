@@ -11,17 +11,10 @@
 
 #define BLOOM_NF_PROG		"bloom_nf"	/* the program's name */
 
-/* What a packet whose address is in the filter gets. */
-enum bloom_nf_verdict {
-	BLOOM_NF_DROP = 0,		/* NF_DROP */
-	BLOOM_NF_ACCEPT = 1,		/* NF_ACCEPT: ends this hook's chains */
-};
-
 struct bloom_nf_cfg {
 	__u32	filter_id;		/* BLOOM_IOC_ID in the hook's netns */
 	__u8	dir;			/* enum bloom_xdp_dir */
-	__u8	verdict;		/* enum bloom_nf_verdict, on a match */
-	__u8	pad[2];
+	__u8	pad[3];
 	char	name[32];		/* the filter's name when attached */
 };
 
