@@ -64,7 +64,8 @@ tools: $(BUILD)/unit-tests $(BUILD)/ioctl-test64 \
 # BPF programs: Debian's clang, libbpf-dev's headers, BTF for the kfuncs.
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf \
 	      -I/usr/include/$(shell gcc -dumpmachine)
-$(BUILD)/%.bpf.o: tools/xdp/%.bpf.c tools/xdp/bloom_xdp.h tools/xdp/bloom_nf.h
+$(BUILD)/%.bpf.o: tools/xdp/%.bpf.c tools/xdp/bloom_xdp.h tools/xdp/bloom_nf.h \
+		tools/xdp/bloom_counters.bpf.h
 	@mkdir -p $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 

@@ -567,5 +567,7 @@ const char *bpf_obj_path(const char *file, const char *env,
 void bpf_counters_read(int map_fd, u64 *out, u32 n);
 void need_module_btf(const char *what);
 const char *filter_of_id(u32 id);
+u32 bpf_filter_id(const char *set, int key_type, const char *cmd,
+		  const char *what);
 
 #endif /* _BLOOMCTL_H */

@@ -137,3 +137,31 @@ const char *filter_of_id(u32 id)
 	free(names);
 	return NULL;
 }
+
+/*
+ * The id of filter @set, for a program that looks up addresses: its keys
+ * must be addresses or prefixes, and of @key_type unless that is -1.
+ * @cmd and @what name the command and the program in messages.
+ */
+u32 bpf_filter_id(const char *set, int key_type, const char *cmd,
+		  const char *what)
+{
+	struct bloom_ioc_info in = { 0 };
+	struct bloom_ioc_id id = { 0 };
+	int err;
+
+	name_copy(in.name, set);
+	name_copy(id.name, set);
+	err = dev_ioctl(BLOOM_IOC_INFO, &in) ?: dev_ioctl(BLOOM_IOC_ID, &id);
+	if (err)
+		die_dev(cmd, err, set);
+	if (in.key_type != BLOOM_KEY_ADDR && in.key_type != BLOOM_KEY_NET)
+		die("filter %s holds %s keys: the %s program looks up "
+		    "addresses (an addr or a net filter)", set,
+		    bloom_key_type_name(in.key_type), what);
+	if (key_type >= 0 && in.key_type != key_type)
+		die("filter %s holds %s keys, not %s", set,
+		    bloom_key_type_name(in.key_type),
+		    bloom_key_type_name((unsigned int)key_type));
+	return id.id;
+}

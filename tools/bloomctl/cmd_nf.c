@@ -139,28 +139,6 @@ static void need_pin_dir(void)
 		die("nf: cannot make %s: %s", nf_dir(), strerror(errno));
 }
 
-/* The filter's id, checking that its keys are addresses or prefixes. */
-static u32 nf_filter_id(const struct nf_args *a)
-{
-	struct bloom_ioc_info in = { 0 };
-	struct bloom_ioc_id id = { 0 };
-	int err;
-
-	name_copy(in.name, a->set);
-	name_copy(id.name, a->set);
-	err = dev_ioctl(BLOOM_IOC_INFO, &in) ?: dev_ioctl(BLOOM_IOC_ID, &id);
-	if (err)
-		die_dev("nf attach", err, a->set);
-	if (in.key_type != BLOOM_KEY_ADDR && in.key_type != BLOOM_KEY_NET)
-		die("filter %s holds %s keys: the netfilter program looks up "
-		    "addresses (an addr or a net filter)", a->set,
-		    bloom_key_type_name(in.key_type));
-	if (a->key_type >= 0 && in.key_type != a->key_type)
-		die("filter %s holds %s keys, not %s", a->set,
-		    bloom_key_type_name(in.key_type),
-		    bloom_key_type_name(a->key_type));
-	return id.id;
-}
 
 static struct bpf_object *nf_load(const struct nf_args *a, u32 id)
 {
@@ -249,7 +227,7 @@ static void nf_attach(const struct nf_args *a)
 	u32 id;
 
 	need_nf_programs();
-	id = nf_filter_id(a);
+	id = bpf_filter_id(a->set, a->key_type, "nf attach", "netfilter");
 	need_module_btf("nf");
 	need_pin_dir();
 	if (a->family != 6)

@@ -194,28 +194,6 @@ struct xdp_args {
 	bool tc;		/* at tc ingress instead */
 };
 
-/* The filter's id, checking that its keys are addresses or prefixes. */
-static u32 filter_id(const struct xdp_args *x)
-{
-	struct bloom_ioc_info in = { 0 };
-	struct bloom_ioc_id id = { 0 };
-	int err;
-
-	name_copy(in.name, x->set);
-	name_copy(id.name, x->set);
-	err = dev_ioctl(BLOOM_IOC_INFO, &in) ?: dev_ioctl(BLOOM_IOC_ID, &id);
-	if (err)
-		die_dev("xdp attach", err, x->set);
-	if (in.key_type != BLOOM_KEY_ADDR && in.key_type != BLOOM_KEY_NET)
-		die("filter %s holds %s keys: the XDP program looks up "
-		    "addresses (an addr or a net filter)", x->set,
-		    bloom_key_type_name(in.key_type));
-	if (x->key_type >= 0 && in.key_type != x->key_type)
-		die("filter %s holds %s keys, not %s", x->set,
-		    bloom_key_type_name(in.key_type),
-		    bloom_key_type_name(x->key_type));
-	return id.id;
-}
 
 static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 {
@@ -322,7 +300,7 @@ static void xdp_attach(const struct xdp_args *x)
 
 	need_module_btf("XDP");
 	need_ethernet(x->iface);
-	id = filter_id(x);
+	id = bpf_filter_id(x->set, x->key_type, "xdp attach", "XDP");
 	if (x->tc) {
 		tc_attach(x, ifindex, id);
 		return;

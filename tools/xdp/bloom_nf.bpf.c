@@ -14,6 +14,7 @@
 #include <linux/ipv6.h>
 #include <bpf/bpf_helpers.h>
 #include "bloom_nf.h"
+#include "bloom_counters.bpf.h"
 
 #define NF_DROP		0
 #define NF_ACCEPT	1	/* on to the hook's next entry */
@@ -34,21 +35,6 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *ptr, __u32 offset,
 
 /* Filled in by the loader before the program is loaded. */
 const volatile struct bloom_nf_cfg cfg;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, BLOOM_XDP_NCOUNTERS);
-	__type(key, __u32);
-	__type(value, __u64);
-} bloom_counters SEC(".maps");
-
-static __always_inline void bump(__u32 counter)
-{
-	__u64 *n = bpf_map_lookup_elem(&bloom_counters, &counter);
-
-	if (n)
-		*n += 1;
-}
 
 /*
  * The key: the packet's address, IPv4 v4-mapped (struct bloom_key_addr).

@@ -15,6 +15,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 #include "bloom_xdp.h"
+#include "bloom_counters.bpf.h"
 
 extern int bpf_bloom_xdp_test(struct xdp_md *ctx, __u32 id, const void *key,
 			      __u32 key__sz) __ksym;
@@ -23,21 +24,6 @@ extern int bpf_bloom_skb_test(struct __sk_buff *ctx, __u32 id,
 
 /* Filled in by the loader before the program is loaded. */
 const volatile struct bloom_xdp_cfg cfg;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, BLOOM_XDP_NCOUNTERS);
-	__type(key, __u32);
-	__type(value, __u64);
-} bloom_counters SEC(".maps");
-
-static __always_inline void bump(__u32 counter)
-{
-	__u64 *n = bpf_map_lookup_elem(&bloom_counters, &counter);
-
-	if (n)
-		*n += 1;
-}
 
 /*
  * The key: the packet's address, IPv4 v4-mapped (struct bloom_key_addr).
