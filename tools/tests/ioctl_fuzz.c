@@ -59,7 +59,8 @@ typedef unsigned __int128 errmask;	/* bit n: errno n is documented */
 #define E(x)		((errmask)1 << (x))
 /* Every command may fail to read or write its struct or buffers. */
 #define ANY		(E(EFAULT) | E(ENOMEM))
-#define BATCH_ERRS	(ANY | E(EINVAL) | E(E2BIG) | E(ENOENT))
+/* EAFNOSUPPORT: a key of the other family (BLOOM_F_INET, _INET6). */
+#define BATCH_ERRS	(ANY | E(EINVAL) | E(E2BIG) | E(ENOENT) | E(EAFNOSUPPORT))
 
 /* The errnos each command documents (uapi/bloom_ioctl.h, module/). */
 static const errmask allowed[NCMDS + 1] = {
