@@ -33,7 +33,7 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 LDLIBS   := -lxxhash
 # bloomctl's compressed snapshots (tools/bloomctl/compress.c)
-BLOOMCTL_LIBS := -lzstd -lbpf
+BLOOMCTL_LIBS := -lzstd -lxdp -lbpf
 
 host_kdir := /lib/modules/$(shell uname -r)/build
 kdir = $(or $(KDIR),$(if $(wildcard $(host_kdir)/Makefile),$(host_kdir),$(shell scripts/test-kernel --quiet)))

@@ -558,6 +558,12 @@ int cmd_help(int argc, char **argv);
 int cmd_xdp(int argc, char **argv);
 int cmd_nf(int argc, char **argv);
 
+/* cmd_nf.c: save-all and restore-all keep the nf attachments */
+#define NF_SAVED	"nf-attachments"
+#define NF_SAVED_HEAD	"# bloomctl nf attach, an attachment a line"
+char *nf_saved(size_t *len);
+int nf_restore(const char *path, int *attached);
+
 /* bpfobj.c: what the xdp and nf programs' loaders share */
 enum libbpf_print_level;
 int bpf_keep_log(enum libbpf_print_level level, const char *fmt, va_list ap);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
@@ -273,35 +274,45 @@ static void nf_attach(const struct nf_args *a)
 }
 
 /*
- * A pin of this namespace, "INO-FAMILY-HOOK-PRIO", as "ip prerouting
- * priority -200"; false for another namespace's.
+ * A pin of this namespace, "INO-FAMILY-HOOK-PRIO": its family ("ip" or
+ * "ip6"), hook and priority; false for another namespace's.
  */
-static bool pin_ours(const char *name, char *what, size_t len)
+static bool pin_fields(const char *name, char fam[8], char hook[16],
+		       int *prio)
 {
 	char prefix[32];
 	int n = snprintf(prefix, sizeof(prefix), "%llu-", netns_ino());
 
+	return !strncmp(name, prefix, (size_t)n) &&
+	       sscanf(name + n, "%7[^-]-%15[^-]-%d", fam, hook, prio) == 3;
+}
+
+/* A pin of this namespace as "ip prerouting priority -200". */
+static bool pin_ours(const char *name, char *what, size_t len)
+{
 	char fam[8] = "", hook[16] = "";
 	int prio;
 
-	if (strncmp(name, prefix, (size_t)n) ||
-	    sscanf(name + n, "%7[^-]-%15[^-]-%d", fam, hook, &prio) != 3)
+	if (!pin_fields(name, fam, hook, &prio))
 		return false;
 	snprintf(what, len, "%s %s priority %d", fam, hook, prio);
 	return true;
 }
 
-/* The program behind a pinned link: its config and counters. */
-static void link_show(struct json *j, const char *path, const char *what)
+/*
+ * The program behind the link pinned at @path: its configuration and
+ * counters (zero when it cannot be read); returns the link's id, or 0.
+ */
+static u32 link_read(const char *path, struct bloom_nf_cfg *cfg,
+		     u64 *counters)
 {
 	struct bpf_link_info li = { 0 };
 	struct bpf_prog_info pi = { 0 };
 	u32 llen = sizeof(li), plen = sizeof(pi), ids[4], i, zero = 0;
-	u64 counters[BLOOM_XDP_NCOUNTERS] = { 0 };
-	struct bloom_nf_cfg cfg = { 0 };
 	int lfd = bpf_obj_get(path), pfd = -1, mfd;
-	const char *now;
 
+	memset(cfg, 0, sizeof(*cfg));
+	memset(counters, 0, BLOOM_XDP_NCOUNTERS * sizeof(*counters));
 	if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &llen))
 		goto out;
 	pfd = bpf_prog_get_fd_by_id(li.prog_id);
@@ -320,17 +331,32 @@ static void link_show(struct json *j, const char *path, const char *what)
 			if (!strcmp(mi.name, BLOOM_XDP_COUNTERS))
 				bpf_counters_read(mfd, counters,
 						  BLOOM_XDP_NCOUNTERS);
-			else if (mi.value_size == sizeof(cfg))
-				bpf_map_lookup_elem(mfd, &zero, &cfg);
+			else if (mi.value_size == sizeof(*cfg))
+				bpf_map_lookup_elem(mfd, &zero, cfg);
 		}
 		close(mfd);
 	}
 out:
+	if (pfd >= 0)
+		close(pfd);
+	if (lfd >= 0)
+		close(lfd);
+	return li.id;
+}
+
+/* The program behind a pinned link: its config and counters. */
+static void link_show(struct json *j, const char *path, const char *what)
+{
+	u64 counters[BLOOM_XDP_NCOUNTERS];
+	struct bloom_nf_cfg cfg;
+	u32 link_id = link_read(path, &cfg, counters);
+	const char *now;
+
 	now = cfg.filter_id ? filter_of_id(cfg.filter_id) : NULL;
 	if (opts.format == OUT_JSON) {
 		json_object(j, NULL);
 		json_str(j, "attachment", what);
-		json_u64(j, "link_id", li.id);
+		json_u64(j, "link_id", link_id);
 		json_u64(j, "filter_id", cfg.filter_id);
 		json_str(j, "filter", now ? now : "");
 		json_str(j, "direction", cfg.dir == BLOOM_XDP_DST ? "dst" : "src");
@@ -350,10 +376,6 @@ out:
 		       (unsigned long long)counters[BLOOM_XDP_DROPPED],
 		       (unsigned long long)counters[BLOOM_XDP_ERRORS]);
 	}
-	if (pfd >= 0)
-		close(pfd);
-	if (lfd >= 0)
-		close(lfd);
 }
 
 /* Each of this namespace's pins: shown (status) or removed (detach). */
@@ -397,6 +419,142 @@ static int nf_each(bool detach, const struct nf_args *a)
 		printf("no netfilter program of bloomctl's in this namespace\n");
 	}
 	return n;
+}
+
+/* Whether the pins can be looked for: a bpffs where they would be. */
+static bool have_bpffs(void)
+{
+	const char *fs = getenv("BLOOM_BPFFS");
+	struct statfs st;
+
+	return !statfs(fs && *fs ? fs : BPF_FS, &st) &&
+	       st.f_type == BPF_FS_MAGIC_;
+}
+
+/*
+ * For save-all: this namespace's attachments, a line of nf attach's
+ * options each; NULL when there are none (or no bpffs to find them in).
+ * One whose filter is gone is left out: it drops nothing.
+ */
+char *nf_saved(size_t *len)
+{
+	u64 counters[BLOOM_XDP_NCOUNTERS];
+	char path[PATH_MAX], fam[8], hook[16], *buf = NULL;
+	struct bloom_nf_cfg cfg;
+	const char *name;
+	struct dirent *e;
+	int prio, n = 0;
+	FILE *f;
+	DIR *d;
+
+	d = have_bpffs() ? opendir(nf_dir()) : NULL;
+	if (!d)
+		return NULL;
+	f = open_memstream(&buf, len);
+	if (!f)
+		die("out of memory");
+	fprintf(f, "%s\n", NF_SAVED_HEAD);
+	while ((e = readdir(d))) {
+		if (!pin_fields(e->d_name, fam, hook, &prio))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", nf_dir(), e->d_name);
+		if (!link_read(path, &cfg, counters) || !cfg.filter_id)
+			continue;
+		name = filter_of_id(cfg.filter_id);
+		if (!name)
+			continue;
+		fprintf(f, "--set %s --family %s --hook %s --priority %d "
+			"--dir %s\n", name, fam, hook, prio,
+			cfg.dir == BLOOM_XDP_DST ? "dst" : "src");
+		n++;
+	}
+	closedir(d);
+	if (fclose(f))
+		die("out of memory");
+	if (!n) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* One line nf_saved wrote into @a; false if it is not one. */
+static bool saved_parse(const char *line, struct nf_args *a, char *set)
+{
+	char fam[8], hook[16], dir[4];
+	int prio, end = 0;
+
+	if (sscanf(line, "--set %31s --family %7s --hook %15s --priority %d "
+		   "--dir %3s%n", set, fam, hook, &prio, dir, &end) != 5 ||
+	    (line[end] && line[end] != '\n') || name_problem(set) ||
+	    (strcmp(fam, "ip") && strcmp(fam, "ip6")) ||
+	    (strcmp(dir, "src") && strcmp(dir, "dst")) ||
+	    hook_parse(hook) < 0)
+		return false;
+	*a = (struct nf_args){ .set = set, .key_type = -1, .priority = prio,
+			       .priority_set = true, .hook = hook_parse(hook),
+			       .family = strcmp(fam, "ip6") ? 4 : 6,
+			       .dir = strcmp(dir, "dst") ? BLOOM_XDP_SRC :
+							   BLOOM_XDP_DST };
+	return true;
+}
+
+/* Attach @a in a child, whose failure (a message, an exit) is its own. */
+static bool attach_child(const struct nf_args *a)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (!pid) {
+		nf_attach(a);
+		exit(EXIT_OK);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OK;
+}
+
+/*
+ * For restore-all: attach again what @path (nf_saved's) lists and is not
+ * attached. Returns how many could not be; *attached counts the others.
+ */
+int nf_restore(const char *path, int *attached)
+{
+	char line[256], set[BLOOM_NAME_MAX], pin[PATH_MAX];
+	struct nf_args a;
+	int failed = 0;
+	FILE *f;
+
+	*attached = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* nothing was attached at save-all */
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!saved_parse(line, &a, set)) {
+			fprintf(stderr, "bloomctl: restore-all: %s: not an "
+				"attachment: %s", path, line);
+			failed++;
+			continue;
+		}
+		pin_path(pin, sizeof(pin), a.family, a.hook, a.priority);
+		if (!access(pin, F_OK))
+			continue;	/* attached already */
+		if (attach_child(&a)) {
+			++*attached;
+			continue;
+		}
+		fprintf(stderr, "bloomctl: restore-all: could not attach the "
+			"netfilter program again (ip%s %s priority %d, filter "
+			"%s): see above\n", a.family == 6 ? "6" : "",
+			hooks[a.hook], a.priority, a.set);
+		failed++;
+	}
+	fclose(f);
+	return failed;
 }
 
 enum { OPT_SET = 0x300, OPT_KEY, OPT_DIR, OPT_FAMILY_NF, OPT_HOOK,

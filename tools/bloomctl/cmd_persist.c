@@ -104,10 +104,11 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n > m && !strcmp(s + n - m, suffix);
 }
 
-/* A file save-all writes: NAME.bloom or the manifest. */
+/* A file save-all writes: NAME.bloom, the manifest, the nf attachments. */
 static bool ours(const char *file)
 {
-	return has_suffix(file, SNAP_EXT) || !strcmp(file, MANIFEST);
+	return has_suffix(file, SNAP_EXT) || !strcmp(file, MANIFEST) ||
+	       !strcmp(file, NF_SAVED);
 }
 
 static void sync_path(const char *path)
@@ -303,6 +304,11 @@ static u32 save_set(const char *tmp, int dfd)
 	err = write_new(dfd, MANIFEST, mbuf, mlen);
 	if (err)
 		die("save-all: %s/%s: %s", tmp, MANIFEST, strerror(-err));
+	free(mbuf);
+	mbuf = nf_saved(&mlen);
+	err = mbuf ? write_new(dfd, NF_SAVED, mbuf, mlen) : 0;
+	if (err)
+		die("save-all: %s/%s: %s", tmp, NF_SAVED, strerror(-err));
 	free(mbuf);
 	free(names);
 	return saved;
@@ -748,6 +754,25 @@ out:
 }
 
 /*
+ * The netfilter programs save-all found attached, attached again (those
+ * not attached still) once their filters are back; how many could not be.
+ */
+static int restore_nf(const char *dir)
+{
+	int failed, attached;
+	char *path;
+
+	if (asprintf(&path, "%s/%s", dir, NF_SAVED) < 0)
+		die("out of memory");
+	failed = nf_restore(path, &attached);
+	if (attached && !opts.quiet)
+		printf("attached %d netfilter program%s again\n", attached,
+		       PLURAL(attached));
+	free(path);
+	return failed;
+}
+
+/*
  * restore-all: nothing changes unless every name is free (or --replace);
  * then each filter is restored, and one whose snapshot is missing or
  * damaged is created empty from the manifest, so that the rules naming
@@ -767,7 +792,7 @@ int cmd_restore_all(int argc, char **argv)
 	const char *dir;
 	struct set_dir sd;
 	bool replace = false;
-	int c, bad = 0;
+	int c, bad = 0, nf_failed;
 
 	while ((c = parse_options(argc, argv, COMMON_SHORTOPTS,
 				  longopts)) != -1) {
@@ -802,12 +827,13 @@ int cmd_restore_all(int argc, char **argv)
 		       "%zu failed)\n", counts[RESTORED],
 		       PLURAL(counts[RESTORED]), dir, counts[STAND_IN],
 		       counts[FAILED]);
+	nf_failed = restore_nf(dir);
 	for (i = 0; i < n; i++)
 		free(items[i].name);
 	free(items);
 	free(m);
 	set_dir_free(&sd);
-	if (counts[FAILED])
+	if (counts[FAILED] || nf_failed)
 		return EXIT_ERROR;
 	return counts[STAND_IN] || bad ? EXIT_DEGRADED : EXIT_OK;
 }

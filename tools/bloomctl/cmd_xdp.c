@@ -4,9 +4,11 @@
  * to an interface with a filter, detach it, and show what is attached.
  *
  * The program calls bloom.ko's kfuncs, which need the module's BTF: attach
- * checks for it first and says what is missing. Nothing is pinned: an
- * attached program stays with its interface, and status finds it there,
- * with its configuration and counters in its own maps.
+ * checks for it first and says what is missing. By default it joins the
+ * interface's libxdp dispatcher, beside other programs (xdp_dispatch.c);
+ * --plain makes it the interface's only program, with nothing pinned.
+ * Either way status finds it at the interface, with its configuration
+ * and counters in its own maps.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,8 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "bloomctl.h"
-#include "../xdp/bloom_xdp.h"
+#include "xdp.h"
 
 #define XDP_OBJ		"bloom_xdp.bpf.o"
 
@@ -48,16 +49,6 @@ static u32 attached_id(int ifindex, u8 *mode)
 	*mode = q.drv_prog_id ? XDP_ATTACHED_DRV : XDP_ATTACHED_SKB;
 	return q.drv_prog_id ?: q.skb_prog_id;
 }
-
-struct attached {
-	u32 prog_id;
-	u8 mode;		/* XDP_ATTACHED_*, or TC_INGRESS */
-	char name[BPF_OBJ_NAME_LEN];
-	bool ours;
-	struct bloom_xdp_cfg cfg;
-	u64 counters[BLOOM_XDP_NCOUNTERS];
-	bool have_cfg, have_counters;
-};
 
 /* Read a program's configuration and counters from its maps. */
 static void read_maps(struct attached *a, int prog_fd)
@@ -94,7 +85,7 @@ static void read_maps(struct attached *a, int prog_fd)
 }
 
 /* The program of @a->prog_id: its name, and if ours its maps. */
-static void prog_read(struct attached *a, const char *ours)
+void prog_read(struct attached *a, const char *ours)
 {
 	struct bpf_prog_info info = { 0 };
 	u32 len = sizeof(info);
@@ -113,7 +104,7 @@ static void prog_read(struct attached *a, const char *ours)
 }
 
 /* What XDP program is attached to @ifindex; false when none is. */
-static bool attached_read(int ifindex, struct attached *a)
+bool attached_read(int ifindex, struct attached *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->prog_id = attached_id(ifindex, &a->mode);
@@ -126,7 +117,6 @@ static bool attached_read(int ifindex, struct attached *a)
  * At tc ingress bloomctl's program is one filter among others, found by
  * its own handle and priority on the clsact qdisc.
  */
-#define TC_INGRESS	0xff	/* struct attached.mode */
 #define TC_HANDLE	0xb10
 #define TC_PRIORITY	0xb10
 
@@ -185,24 +175,14 @@ static void need_ethernet(const char *iface)
 		    "reads Ethernet frames", iface, ifr.ifr_hwaddr.sa_family);
 }
 
-struct xdp_args {
-	const char *iface, *set;
-	int key_type;		/* -1: either */
-	u8 dir;
-	u32 mode;		/* XDP_FLAGS_DRV_MODE or _SKB_MODE */
-	bool mode_set;		/* --mode given */
-	bool tc;		/* at tc ingress instead */
-};
-
-
-static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
+/* The program object, configured for @x and filter @id, not yet loaded. */
+static struct bpf_object *xdp_open(const struct xdp_args *x, u32 id)
 {
 	struct bloom_xdp_cfg cfg = { .filter_id = id, .dir = x->dir };
 	const char *path = bpf_obj_path(XDP_OBJ, "BLOOM_XDP_OBJ", "XDP");
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	struct bpf_map *rodata;
-	int err;
 
 	snprintf(cfg.name, sizeof(cfg.name), "%s", x->set);
 	libbpf_set_print(bpf_keep_log);
@@ -216,7 +196,15 @@ static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
 	bpf_object__for_each_program(prog, obj)
 		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog),
 			x->tc ? BLOOM_TC_PROG : BLOOM_XDP_PROG));
-	err = bpf_object__load(obj);
+	return obj;
+}
+
+/* The program, configured and loaded. */
+static struct bpf_object *xdp_load(const struct xdp_args *x, u32 id)
+{
+	struct bpf_object *obj = xdp_open(x, id);
+	int err = bpf_object__load(obj);
+
 	if (err) {
 		fprintf(stderr, "%s", bpf_log_text());
 		die("cannot load the XDP program (%s): the kernel refused it "
@@ -288,35 +276,22 @@ static void tc_attach(const struct xdp_args *x, int ifindex, u32 id)
 	attached_text(x, "tc ingress", id);
 }
 
-static void xdp_attach(const struct xdp_args *x)
+/* As the interface's only program, replacing bloomctl's atomically. */
+static void plain_attach(const struct xdp_args *x, int ifindex, u32 id,
+			 const struct attached *cur, const char *why)
 {
-	int ifindex = iface_index(x->iface);
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
 	struct bpf_object *obj;
-	struct attached a;
 	u32 flags = x->mode;
 	int fd = -1, err;
-	u32 id;
+	char where[96];
 
-	need_module_btf("XDP");
-	need_ethernet(x->iface);
-	id = bpf_filter_id(x->set, x->key_type, "xdp attach", "XDP");
-	if (x->tc) {
-		tc_attach(x, ifindex, id);
-		return;
-	}
-	if (attached_read(ifindex, &a) && !a.ours)
-		die("%s already has an XDP program that is not bloomctl's (%s, "
-		    "id %u): detach it first", x->iface, a.name, a.prog_id);
-	if (a.prog_id && x->mode_set && mode_flags(a.mode) != x->mode)
-		die("bloomctl's program is attached to %s in %s mode: detach it "
-		    "first to change the mode", x->iface, mode_name(a.mode));
 	obj = xdp_load(x, id);
-	if (a.prog_id) {
+	if (cur->prog_id) {
 		/* Ours: replace it atomically, in its mode, or not at all. */
-		fd = bpf_prog_get_fd_by_id(a.prog_id);
+		fd = bpf_prog_get_fd_by_id(cur->prog_id);
 		ao.old_prog_fd = fd;
-		flags = mode_flags(a.mode) | XDP_FLAGS_REPLACE;
+		flags = mode_flags(cur->mode) | XDP_FLAGS_REPLACE;
 	} else {
 		flags |= XDP_FLAGS_UPDATE_IF_NOEXIST;
 	}
@@ -335,8 +310,103 @@ static void xdp_attach(const struct xdp_args *x)
 		fprintf(stderr, "%s", bpf_log_text());
 		die("cannot attach to %s: %s", x->iface, strerror(-err));
 	}
-	attached_text(x, flags & XDP_FLAGS_SKB_MODE ? "generic XDP" :
-			 "native XDP", id);
+	snprintf(where, sizeof(where), "%s XDP, alone%s%s",
+		 flags & XDP_FLAGS_SKB_MODE ? "generic" : "native",
+		 why ? ": " : "", why ? why : "");
+	attached_text(x, where, id);
+}
+
+/* The ids of bloomctl's programs in @ifindex's dispatcher, into @ids. */
+static int dispatched_ours(int ifindex, u32 *ids)
+{
+	struct attached progs[DISPATCHER_MAX];
+	int n = dispatcher_programs(ifindex, progs, DISPATCHER_MAX);
+	int i, ours = 0;
+
+	for (i = 0; i < n; i++)
+		if (progs[i].ours)
+			ids[ours++] = progs[i].prog_id;
+	return ours;
+}
+
+/*
+ * Through libxdp's dispatcher, beside the programs of @cur (or alone
+ * when it is NULL). bloomctl's program already there is detached once
+ * the new one runs: for a moment both do, and no packet goes unchecked.
+ */
+static void dispatched_attach(const struct xdp_args *x, int ifindex, u32 id,
+			      const struct attached *cur)
+{
+	u8 mode = x->mode == XDP_FLAGS_SKB_MODE ? XDP_ATTACHED_SKB :
+		  XDP_ATTACHED_DRV;
+	u32 old[DISPATCHER_MAX];
+	struct bpf_object *obj;
+	struct attached now;
+	char where[96];
+	int n = 0;
+
+	if (cur) {
+		if (x->mode_set && mode_flags(cur->mode) != x->mode)
+			die("the XDP dispatcher on %s runs in %s mode: its "
+			    "programs all do", x->iface, mode_name(cur->mode));
+		mode = cur->mode;
+		n = dispatched_ours(ifindex, old);
+	}
+	obj = xdp_open(x, id);
+	dispatcher_attach(obj, ifindex, mode, x);
+	bpf_object__close(obj);	/* the dispatcher keeps the program */
+	if (n)
+		dispatcher_detach(ifindex, old, n, x->iface);
+	if (attached_read(ifindex, &now) && dispatcher_is(&now))
+		snprintf(where, sizeof(where), "%s XDP, libxdp's dispatcher",
+			 mode_name(mode));
+	else
+		snprintf(where, sizeof(where), "%s XDP, alone: libxdp could "
+			 "not load its dispatcher", mode_name(mode));
+	attached_text(x, where, id);
+}
+
+static void xdp_attach(const struct xdp_args *x)
+{
+	int ifindex = iface_index(x->iface);
+	struct attached a;
+	const char *why = NULL;
+	u32 id;
+
+	need_module_btf("XDP");
+	need_ethernet(x->iface);
+	id = bpf_filter_id(x->set, x->key_type, "xdp attach", "XDP");
+	if (x->tc) {
+		tc_attach(x, ifindex, id);
+		return;
+	}
+	attached_read(ifindex, &a);
+	if (dispatcher_is(&a)) {
+		if (x->plain)
+			die("%s runs libxdp's dispatcher: --plain would replace "
+			    "its programs", x->iface);
+		dispatched_attach(x, ifindex, id, &a);
+		return;
+	}
+	if (a.prog_id && !a.ours)
+		die("%s already has an XDP program that is not bloomctl's (%s, "
+		    "id %u), not through libxdp's dispatcher: detach it first",
+		    x->iface, a.name, a.prog_id);
+	if (a.prog_id && x->mode_set && mode_flags(a.mode) != x->mode)
+		die("bloomctl's program is attached to %s in %s mode: detach it "
+		    "first to change the mode", x->iface, mode_name(a.mode));
+	if (a.prog_id)
+		why = "as it was";
+	else if (!x->plain && !dispatcher_bpffs())
+		why = "no bpffs for libxdp's dispatcher (mount one, or set "
+		      "$LIBXDP_BPFFS)";
+	if (x->priority_set && (x->plain || why))
+		die("--priority is a place in libxdp's dispatcher, and %s",
+		    x->plain ? "--plain attaches alone" : why);
+	if (x->plain || why)
+		plain_attach(x, ifindex, id, &a, x->plain ? NULL : why);
+	else
+		dispatched_attach(x, ifindex, id, NULL);
 }
 
 /* Detach bloomctl's tc program from @ifindex; false if it has none. */
@@ -364,6 +434,23 @@ static bool tc_detach(const char *iface, int ifindex)
  * @quiet_none, it is an error that there is none, and a foreign XDP
  * program is named.
  */
+/* Only bloomctl's programs leave the dispatcher; the others stay. */
+static void dispatched_detach(const char *iface, int ifindex, bool quiet_none)
+{
+	u32 ids[DISPATCHER_MAX];
+	int n = dispatched_ours(ifindex, ids);
+
+	if (!n) {
+		if (!quiet_none)
+			die("%s's XDP dispatcher runs no program of bloomctl's: "
+			    "not detaching the others", iface);
+		return;
+	}
+	dispatcher_detach(ifindex, ids, n, iface);
+	if (!opts.quiet)
+		printf("detached from %s (XDP, libxdp's dispatcher)\n", iface);
+}
+
 static void detach_ours(const char *iface, int ifindex, bool quiet_none)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
@@ -374,6 +461,10 @@ static void detach_ours(const char *iface, int ifindex, bool quiet_none)
 	if (!attached_read(ifindex, &a)) {
 		if (!quiet_none && !tc)
 			die("%s has no program of bloomctl's, XDP or tc", iface);
+		return;
+	}
+	if (dispatcher_is(&a)) {
+		dispatched_detach(iface, ifindex, quiet_none || tc);
 		return;
 	}
 	if (!a.ours) {
@@ -404,6 +495,9 @@ static void status_json(struct json *j, const char *iface,
 	json_str(j, "program", a->name);
 	json_u64(j, "program_id", a->prog_id);
 	json_str(j, "mode", mode_name(a->mode));
+	json_bool(j, "dispatcher", a->dispatched);
+	if (a->dispatched)
+		json_u64(j, "priority", a->priority);
 	json_bool(j, "bloomctl", a->ours);
 	if (a->have_cfg) {
 		json_u64(j, "filter_id", a->cfg.filter_id);
@@ -426,6 +520,8 @@ static void status_text(const char *iface, const struct attached *a)
 
 	printf("%s: %s (id %u), %s mode", iface, a->name, a->prog_id,
 	       mode_name(a->mode));
+	if (a->dispatched)
+		printf(", libxdp's dispatcher, priority %u", a->priority);
 	if (!a->ours) {
 		printf(", not bloomctl's\n");
 		return;
@@ -453,6 +549,25 @@ static int status_show(struct json *j, const char *iface,
 	return 1;
 }
 
+/*
+ * The XDP program of @ifindex, @a; for libxdp's dispatcher, the programs
+ * it runs, in order (the dispatcher itself when libxdp cannot read them).
+ */
+static int xdp_show(struct json *j, const char *iface, int ifindex,
+		    const struct attached *a)
+{
+	struct attached progs[DISPATCHER_MAX];
+	int n = 0, i;
+
+	if (dispatcher_is(a))
+		n = dispatcher_programs(ifindex, progs, DISPATCHER_MAX);
+	if (!n)
+		return status_show(j, iface, a);
+	for (i = 0; i < n; i++)
+		status_show(j, iface, &progs[i]);
+	return n;
+}
+
 /* Every interface with an XDP program or bloomctl's tc one, or @only. */
 static void xdp_status(const char *only)
 {
@@ -472,7 +587,7 @@ static void xdp_status(const char *only)
 		if (only && strcmp(only, i->if_name))
 			continue;
 		if (attached_read(i->if_index, &a))
-			shown += status_show(&j, i->if_name, &a);
+			shown += xdp_show(&j, i->if_name, i->if_index, &a);
 		if (tc_read(i->if_index, &a))
 			shown += status_show(&j, i->if_name, &a);
 	}
@@ -498,7 +613,8 @@ static void detach_all(void)
 	if_freenameindex(ifs);
 }
 
-enum { OPT_SET = 0x200, OPT_KEY, OPT_DIR, OPT_MODE, OPT_ALL, OPT_TC };
+enum { OPT_SET = 0x200, OPT_KEY, OPT_DIR, OPT_MODE, OPT_ALL, OPT_TC,
+       OPT_PLAIN, OPT_PRIORITY };
 
 static const struct option xdp_longopts[] = {
 	COMMON_LONGOPTS,
@@ -508,11 +624,15 @@ static const struct option xdp_longopts[] = {
 	{ "mode",	required_argument,	NULL, OPT_MODE },
 	{ "all",	no_argument,		NULL, OPT_ALL },
 	{ "tc",		no_argument,		NULL, OPT_TC },
+	{ "plain",	no_argument,		NULL, OPT_PLAIN },
+	{ "priority",	required_argument,	NULL, OPT_PRIORITY },
 	{ NULL, 0, NULL, 0 }
 };
 
 static void xdp_option(struct xdp_args *x, bool *all, int c)
 {
+	u64 prio;
+
 	switch (c) {
 	case OPT_SET:
 		check_name("xdp", optarg);
@@ -546,6 +666,17 @@ static void xdp_option(struct xdp_args *x, bool *all, int c)
 	case OPT_TC:
 		x->tc = true;
 		break;
+	case OPT_PLAIN:
+		x->plain = true;
+		break;
+	case OPT_PRIORITY:
+		if (parse_u64(optarg, &prio) || prio > UINT32_MAX)
+			usage_error("xdp", "--priority takes a number from 0 to "
+				    "%u (lower runs first), not '%s'",
+				    UINT32_MAX, optarg);
+		x->priority = prio;
+		x->priority_set = true;
+		break;
 	default:
 		common_option("xdp", c);
 	}
@@ -568,8 +699,12 @@ int cmd_xdp(int argc, char **argv)
 		positional("xdp attach", n - 1, 1, 1, "IFACE");
 		if (!x.set)
 			usage_error("xdp", "attach needs --set NAME");
-		if (x.tc && x.mode_set)
-			usage_error("xdp", "--tc and --mode exclude each other");
+		if (x.tc && (x.mode_set || x.plain || x.priority_set))
+			usage_error("xdp", "--tc excludes --mode, --plain and "
+				    "--priority");
+		if (x.plain && x.priority_set)
+			usage_error("xdp", "--priority is a place in libxdp's "
+				    "dispatcher: not with --plain");
 		x.iface = argv[optind + 1];
 		xdp_attach(&x);
 	} else if (!strcmp(verb, "detach")) {

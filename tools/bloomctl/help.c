@@ -242,15 +242,18 @@ const struct command commands[] = {
 	  "filter's geometry. DIR is replaced as one step: the set is written to a\n"
 	  "new directory beside it, synced, and renamed over it, so DIR holds exactly\n"
 	  "the filters that exist and an interrupted save leaves the previous set\n"
-	  "whole. DIR must hold nothing but what save-all writes. Refused when\n"
-	  "bloom.ko is not loaded (DIR is then left as it was).\n" },
+	  "whole. The netfilter programs attached in this namespace (nf status) go\n"
+	  "to DIR/nf-attachments. DIR must hold nothing but what save-all writes.\n"
+	  "Refused when bloom.ko is not loaded (DIR is then left as it was).\n" },
 	{ "restore-all", cmd_restore_all, "DIR [--replace]",
 	  "Restore the filters listed in DIR/manifest, then any other DIR/*.bloom,\n"
 	  "each named after its file. Without --replace, nothing changes if any name\n"
 	  "is taken. A filter whose snapshot is missing or damaged is created empty\n"
 	  "with the geometry the manifest records, so that firewall rules naming it\n"
 	  "still load; that is logged as an error (stderr and syslog) and the exit\n"
-	  "status is 3. Exit status 2 if some filter could not be restored at all.\n\n"
+	  "status is 3. Then the netfilter programs of DIR/nf-attachments not\n"
+	  "attached are attached again. Exit status 2 if some filter could not be\n"
+	  "restored at all, or some program not attached.\n\n"
 	  "      --replace      replace the contents of existing filters (a damaged\n"
 	  "                     snapshot then leaves the existing filter as it is)\n" },
 	{ "build", cmd_build,
@@ -319,29 +322,39 @@ const struct command commands[] = {
 	  "      --max-memory B with --transport: memory at most B (default 1GiB)\n\n"
 	  "Exit status 2 when no layout can hold N keys at E under the size cap.\n" },
 	{ "xdp", cmd_xdp,
-	  "attach IFACE --set NAME [--dir src|dst] [--key addr|net] [--mode native|generic|--tc]\n"
-	  "       | detach IFACE | detach --all | status [IFACE]",
+	  "attach IFACE --set NAME [--dir src|dst] [--key addr|net] [--mode native|generic]\n"
+	  "       [--priority P|--plain|--tc] | detach IFACE | detach --all | status [IFACE]",
 	  "Drop packets at XDP, before the stack, whose source (or destination)\n"
 	  "address is in an addr filter, or inside a prefix of a net filter. The\n"
 	  "filter is that of the interface's network namespace, named by its id\n"
 	  "(info): renames and swaps keep it; once it is destroyed every packet\n"
 	  "passes and the errors counter grows. Needs bloom.ko's BTF and an\n"
 	  "Ethernet device.\n\n"
-	  "  attach IFACE       attach (or replace bloomctl's program on IFACE);\n"
-	  "                     refused when IFACE has another XDP program\n"
+	  "  attach IFACE       attach (or replace bloomctl's program on IFACE)\n"
+	  "                     through libxdp's dispatcher, beside programs\n"
+	  "                     loaded through it (xdp-filter, xdp-loader);\n"
+	  "                     alone where the dispatcher cannot load (said so).\n"
+	  "                     Refused when IFACE has another program attached\n"
+	  "                     alone\n"
 	  "      --set NAME     the filter\n"
 	  "      --dir D        src (default) or dst address\n"
 	  "      --key K        addr or net: refuse a filter of the other type\n"
 	  "      --mode M       native (default; the driver's) or generic\n"
+	  "      --priority P   its place in the dispatcher: lower runs first\n"
+	  "                     (default 50); a drop ends the chain\n"
+	  "      --plain        alone, without the dispatcher\n"
 	  "      --tc           at tc ingress (clsact) instead of XDP: after GRO,\n"
 	  "                     beside other tc filters\n"
 	  "  detach IFACE       detach bloomctl's programs (XDP and tc); --all:\n"
 	  "                     from every interface of this namespace\n"
-	  "  status [IFACE]     each XDP program, and bloomctl's tc ones: filter,\n"
+	  "  status [IFACE]     each XDP program (each of the dispatcher's, with\n"
+	  "                     its priority), and bloomctl's tc ones: filter,\n"
 	  "                     mode, packets seen, matched, dropped, and errors\n"
 	  "                     (filter gone)\n\n"
-	  "Attachments are not saved by save-all: attach from the network's own\n"
-	  "configuration (an if-up hook), after the boot unit restored the filters.\n" },
+	  "libxdp pins the dispatcher in bpffs: $LIBXDP_BPFFS, else $BLOOM_BPFFS,\n"
+	  "else /sys/fs/bpf.\n"
+	  "Attachments are not saved by save-all: an interface may come up later,\n"
+	  "so attach from the network's own configuration (an if-up hook).\n" },
 	{ "nf", cmd_nf,
 	  "attach --set NAME [--hook H] [--priority P] [--family ip|ip6|inet]\n"
 	  "       [--dir src|dst] [--key addr|net] | detach [--hook H] | status",
@@ -365,9 +378,9 @@ const struct command commands[] = {
 	  "                     (--hook: at that hook only)\n"
 	  "  status             each attachment: filter, packets seen, matched,\n"
 	  "                     dropped, errors (filter gone)\n\n"
-	  "Attachments are pinned in bpffs (/sys/fs/bpf/bloom-nf) and last until\n"
-	  "detached or the next boot: attach again after the boot unit restored\n"
-	  "the filters.\n" },
+	  "Attachments are pinned in bpffs (/sys/fs/bpf/bloom-nf, or\n"
+	  "$BLOOM_BPFFS/bloom-nf) and last until detached; save-all records them\n"
+	  "and restore-all attaches them again, so the boot unit brings them back.\n" },
 	{ "help", cmd_help, "[SUBCOMMAND]",
 	  "Show the help of bloomctl or of a subcommand.\n" },
 	{ NULL, NULL, NULL, NULL }
