@@ -561,7 +561,7 @@ int cmd_nf(int argc, char **argv);
 /* cmd_nf.c: save-all and restore-all keep the nf attachments */
 #define NF_SAVED	"nf-attachments"
 #define NF_SAVED_HEAD	"# bloomctl nf attach, an attachment a line"
-char *nf_saved(size_t *len);
+char *nf_saved(size_t *len, bool *seen);
 int nf_restore(const char *path, int *attached);
 
 /* bpfobj.c: what the xdp and nf programs' loaders share */

@@ -433,10 +433,11 @@ static bool have_bpffs(void)
 
 /*
  * For save-all: this namespace's attachments, a line of nf attach's
- * options each; NULL when there are none (or no bpffs to find them in).
- * One whose filter is gone is left out: it drops nothing.
+ * options each; NULL when there are none. *@seen is false when there is
+ * no bpffs to look in. One whose filter is gone is left out: it drops
+ * nothing.
  */
-char *nf_saved(size_t *len)
+char *nf_saved(size_t *len, bool *seen)
 {
 	u64 counters[BLOOM_XDP_NCOUNTERS];
 	char path[PATH_MAX], fam[8], hook[16], *buf = NULL;
@@ -447,7 +448,8 @@ char *nf_saved(size_t *len)
 	FILE *f;
 	DIR *d;
 
-	d = have_bpffs() ? opendir(nf_dir()) : NULL;
+	*seen = have_bpffs();
+	d = *seen ? opendir(nf_dir()) : NULL;
 	if (!d)
 		return NULL;
 	f = open_memstream(&buf, len);
@@ -486,7 +488,8 @@ static bool saved_parse(const char *line, struct nf_args *a, char *set)
 
 	if (sscanf(line, "--set %31s --family %7s --hook %15s --priority %d "
 		   "--dir %3s%n", set, fam, hook, &prio, dir, &end) != 5 ||
-	    (line[end] && line[end] != '\n') || name_problem(set) ||
+	    line[end + strspn(line + end, " \t\r\n")] || name_problem(set) ||
+	    prio == INT_MIN || prio == INT_MAX ||
 	    (strcmp(fam, "ip") && strcmp(fam, "ip6")) ||
 	    (strcmp(dir, "src") && strcmp(dir, "dst")) ||
 	    hook_parse(hook) < 0)

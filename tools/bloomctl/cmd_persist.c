@@ -252,8 +252,39 @@ static void manifest_line(FILE *f, const char *name,
 	fputc('\n', f);
 }
 
+/*
+ * The netfilter programs attached in this namespace into @dfd; where no
+ * bpffs is in sight ("ip netns exec" without BLOOM_BPFFS), those saved
+ * last in @dir, kept rather than lost.
+ */
+static void save_nf(const char *tmp, int dfd, const char *dir)
+{
+	struct snap_image old = { 0 };
+	size_t len = 0;
+	char *buf, *path;
+	bool seen;
+	int err;
+
+	buf = nf_saved(&len, &seen);
+	if (!seen) {
+		if (asprintf(&path, "%s/%s", dir, NF_SAVED) < 0)
+			die("out of memory");
+		if (!access(path, F_OK)) {
+			snap_read_file(path, &old);	/* the bytes, as they are */
+			buf = (char *)old.buf;
+			len = old.len;
+			old.buf = NULL;
+		}
+		free(path);
+	}
+	err = buf ? write_new(dfd, NF_SAVED, buf, len) : 0;
+	if (err)
+		die("save-all: %s/%s: %s", tmp, NF_SAVED, strerror(-err));
+	free(buf);
+}
+
 /* Write every filter into the new directory @dfd; the count saved. */
-static u32 save_set(const char *tmp, int dfd)
+static u32 save_set(const char *tmp, int dfd, const char *dir)
 {
 	char (*names)[BLOOM_NAME_MAX];
 	char *mbuf = NULL, *file;
@@ -305,11 +336,7 @@ static u32 save_set(const char *tmp, int dfd)
 	if (err)
 		die("save-all: %s/%s: %s", tmp, MANIFEST, strerror(-err));
 	free(mbuf);
-	mbuf = nf_saved(&mlen);
-	err = mbuf ? write_new(dfd, NF_SAVED, mbuf, mlen) : 0;
-	if (err)
-		die("save-all: %s/%s: %s", tmp, NF_SAVED, strerror(-err));
-	free(mbuf);
+	save_nf(tmp, dfd, dir);
 	free(names);
 	return saved;
 }
@@ -377,7 +404,7 @@ int cmd_save_all(int argc, char **argv)
 	dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		die("save-all: %s: %s", tmp, strerror(errno));
-	saved = save_set(tmp, dfd);
+	saved = save_set(tmp, dfd, sd.path);
 	if (fsync(dfd))
 		die("save-all: %s: %s", tmp, strerror(errno));
 	close(dfd);
@@ -768,6 +795,10 @@ static int restore_nf(const char *dir)
 	if (attached && !opts.quiet)
 		printf("attached %d netfilter program%s again\n", attached,
 		       PLURAL(attached));
+	if (failed)
+		log_error("restore-all: %d netfilter program%s of %s could not "
+			  "be attached again (above)", failed, PLURAL(failed),
+			  path);
 	free(path);
 	return failed;
 }
@@ -833,7 +864,8 @@ int cmd_restore_all(int argc, char **argv)
 	free(items);
 	free(m);
 	set_dir_free(&sd);
-	if (counts[FAILED] || nf_failed)
+	if (counts[FAILED])
 		return EXIT_ERROR;
-	return counts[STAND_IN] || bad ? EXIT_DEGRADED : EXIT_OK;
+	/* The filters are back: the boot unit must save them at shutdown. */
+	return counts[STAND_IN] || bad || nf_failed ? EXIT_DEGRADED : EXIT_OK;
 }

@@ -316,16 +316,30 @@ static void plain_attach(const struct xdp_args *x, int ifindex, u32 id,
 	attached_text(x, where, id);
 }
 
-/* The ids of bloomctl's programs in @ifindex's dispatcher, into @ids. */
-static int dispatched_ours(int ifindex, u32 *ids)
+/*
+ * The ids of bloomctl's programs in @ifindex's dispatcher, into @ids,
+ * and the priority of the first in *@prio. libxdp reads a dispatcher
+ * through its pins: one made in another bpffs looks empty, and so that
+ * nothing is done blind, that is an error.
+ */
+static int dispatched_ours(const char *iface, int ifindex, u32 *ids,
+			   u32 *prio)
 {
 	struct attached progs[DISPATCHER_MAX];
 	int n = dispatcher_programs(ifindex, progs, DISPATCHER_MAX);
 	int i, ours = 0;
 
-	for (i = 0; i < n; i++)
-		if (progs[i].ours)
-			ids[ours++] = progs[i].prog_id;
+	if (!n)
+		die("libxdp cannot read the XDP dispatcher on %s: it was made "
+		    "in another bpffs than %s (set LIBXDP_BPFFS to that one)",
+		    iface, dispatcher_bpffs() ?: "/sys/fs/bpf, not mounted");
+	for (i = 0; i < n; i++) {
+		if (!progs[i].ours)
+			continue;
+		if (!ours && prio)
+			*prio = progs[i].priority;
+		ids[ours++] = progs[i].prog_id;
+	}
 	return ours;
 }
 
@@ -339,7 +353,8 @@ static void dispatched_attach(const struct xdp_args *x, int ifindex, u32 id,
 {
 	u8 mode = x->mode == XDP_FLAGS_SKB_MODE ? XDP_ATTACHED_SKB :
 		  XDP_ATTACHED_DRV;
-	u32 old[DISPATCHER_MAX];
+	struct xdp_args args = *x;
+	u32 old[DISPATCHER_MAX], prio;
 	struct bpf_object *obj;
 	struct attached now;
 	char where[96];
@@ -350,10 +365,15 @@ static void dispatched_attach(const struct xdp_args *x, int ifindex, u32 id,
 			die("the XDP dispatcher on %s runs in %s mode: its "
 			    "programs all do", x->iface, mode_name(cur->mode));
 		mode = cur->mode;
-		n = dispatched_ours(ifindex, old);
+		n = dispatched_ours(x->iface, ifindex, old, &prio);
+		if (n && !x->priority_set) {
+			/* A replacement keeps its place in the chain. */
+			args.priority = prio;
+			args.priority_set = true;
+		}
 	}
 	obj = xdp_open(x, id);
-	dispatcher_attach(obj, ifindex, mode, x);
+	dispatcher_attach(obj, ifindex, mode, &args);
 	bpf_object__close(obj);	/* the dispatcher keeps the program */
 	if (n)
 		dispatcher_detach(ifindex, old, n, x->iface);
@@ -399,10 +419,14 @@ static void xdp_attach(const struct xdp_args *x)
 		why = "as it was";
 	else if (!x->plain && !dispatcher_bpffs())
 		why = "no bpffs for libxdp's dispatcher (mount one, or set "
-		      "$LIBXDP_BPFFS)";
-	if (x->priority_set && (x->plain || why))
-		die("--priority is a place in libxdp's dispatcher, and %s",
-		    x->plain ? "--plain attaches alone" : why);
+		      "LIBXDP_BPFFS)";
+	if (x->priority_set && a.prog_id)
+		die("--priority is a place in libxdp's dispatcher, and "
+		    "bloomctl's program is attached to %s alone: detach it "
+		    "first", x->iface);
+	if (x->priority_set && why)
+		die("--priority is a place in libxdp's dispatcher, and there "
+		    "is %s", why);
 	if (x->plain || why)
 		plain_attach(x, ifindex, id, &a, x->plain ? NULL : why);
 	else
@@ -430,15 +454,18 @@ static bool tc_detach(const char *iface, int ifindex)
 }
 
 /*
- * Detach bloomctl's programs (XDP and tc) from @ifindex. Unless
- * @quiet_none, it is an error that there is none, and a foreign XDP
- * program is named.
+ * Only bloomctl's programs leave the dispatcher; the others stay. With
+ * @quiet_none (detach --all), a dispatcher libxdp cannot read is passed.
  */
-/* Only bloomctl's programs leave the dispatcher; the others stay. */
 static void dispatched_detach(const char *iface, int ifindex, bool quiet_none)
 {
+	struct attached progs[DISPATCHER_MAX];
 	u32 ids[DISPATCHER_MAX];
-	int n = dispatched_ours(ifindex, ids);
+	int n;
+
+	if (quiet_none && !dispatcher_programs(ifindex, progs, DISPATCHER_MAX))
+		return;
+	n = dispatched_ours(iface, ifindex, ids, NULL);
 
 	if (!n) {
 		if (!quiet_none)
@@ -451,6 +478,11 @@ static void dispatched_detach(const char *iface, int ifindex, bool quiet_none)
 		printf("detached from %s (XDP, libxdp's dispatcher)\n", iface);
 }
 
+/*
+ * Detach bloomctl's programs (XDP and tc) from @ifindex. Unless
+ * @quiet_none, it is an error that there is none, and a foreign XDP
+ * program is named.
+ */
 static void detach_ours(const char *iface, int ifindex, bool quiet_none)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);

@@ -252,8 +252,8 @@ const struct command commands[] = {
 	  "with the geometry the manifest records, so that firewall rules naming it\n"
 	  "still load; that is logged as an error (stderr and syslog) and the exit\n"
 	  "status is 3. Then the netfilter programs of DIR/nf-attachments not\n"
-	  "attached are attached again. Exit status 2 if some filter could not be\n"
-	  "restored at all, or some program not attached.\n\n"
+	  "attached are attached again; one that cannot be is logged, exit status\n"
+	  "3. Exit status 2 if some filter could not be restored at all.\n\n"
 	  "      --replace      replace the contents of existing filters (a damaged\n"
 	  "                     snapshot then leaves the existing filter as it is)\n" },
 	{ "build", cmd_build,

@@ -115,9 +115,10 @@ void dispatcher_attach(struct bpf_object *obj, int ifindex, u8 mode,
 
 	dispatcher_start();
 	p = xdp_program__create(&o);
-	if (!p)
+	err = libxdp_get_error(p);
+	if (err)
 		die("%s is not bloomctl's XDP program: %s",
-		    bpf_object__name(obj), strerror(errno));
+		    bpf_object__name(obj), strerror(-err));
 	if (x->priority_set && xdp_program__set_run_prio(p, x->priority))
 		die("cannot set the program's priority to %u", x->priority);
 	err = xdp_program__attach(p, ifindex, mode == XDP_ATTACHED_SKB ?
@@ -125,15 +126,15 @@ void dispatcher_attach(struct bpf_object *obj, int ifindex, u8 mode,
 	xdp_program__close(p);
 	if (err == -EOPNOTSUPP && mode == XDP_ATTACHED_DRV)
 		die("%s has no native XDP: try --mode generic", x->iface);
+	if (err)
+		fprintf(stderr, "%s", bpf_log_text());
 	if (err == -EBUSY || err == -EEXIST)
 		die("%s: another XDP program was attached meanwhile, one not "
-		    "loaded through libxdp's dispatcher, or in another mode: "
-		    "detach it first", x->iface);
-	if (err) {
-		fprintf(stderr, "%s", bpf_log_text());
+		    "loaded through libxdp's dispatcher, or in another mode "
+		    "(libxdp's words above): detach it first", x->iface);
+	if (err)
 		die("cannot attach to %s through libxdp's dispatcher: %s",
 		    x->iface, strerror(-err));
-	}
 }
 
 /*
@@ -156,7 +157,7 @@ void dispatcher_detach(int ifindex, const u32 *ids, int n, const char *iface)
 	}
 	for (i = 0; i < n && i < DISPATCHER_MAX; i++) {
 		progs[got] = xdp_program__from_id(ids[i]);
-		if (progs[got])
+		if (!libxdp_get_error(progs[got]))	/* NULL or ERR_PTR */
 			got++;
 	}
 	if (got)
@@ -166,6 +167,7 @@ void dispatcher_detach(int ifindex, const u32 *ids, int n, const char *iface)
 	if (got < n || err) {
 		fprintf(stderr, "%s", bpf_log_text());
 		die("cannot detach from %s's XDP dispatcher: %s", iface,
-		    strerror(err ? -err : errno));
+		    got < n ? "a program of bloomctl's left it meanwhile" :
+		    strerror(-err));
 	}
 }
