@@ -96,14 +96,20 @@ static unsigned long long netns_ino(void)
 	return (unsigned long long)st.st_ino;
 }
 
+/* Where bpffs is said to be: $BLOOM_BPFFS, else /sys/fs/bpf. */
+static const char *bpffs_dir(void)
+{
+	const char *fs = getenv("BLOOM_BPFFS");
+
+	return fs && *fs ? fs : BPF_FS;
+}
+
 /* The directory of the pins: bloom-nf/ in bpffs. */
 static const char *nf_dir(void)
 {
 	static char dir[PATH_MAX / 2];
-	const char *fs = getenv("BLOOM_BPFFS");
 
-	snprintf(dir, sizeof(dir), "%s/%s", fs && *fs ? fs : BPF_FS,
-		 BPF_NF_DIR);
+	snprintf(dir, sizeof(dir), "%s/%s", bpffs_dir(), BPF_NF_DIR);
 	return dir;
 }
 
@@ -114,6 +120,14 @@ static void pin_path(char *buf, size_t len, int family, int hook,
 		 family == 6 ? "6" : "", hooks[hook], priority);
 }
 
+/* Whether the pins can be looked for: a bpffs where they would be. */
+static bool have_bpffs(void)
+{
+	struct statfs st;
+
+	return !statfs(bpffs_dir(), &st) && st.f_type == BPF_FS_MAGIC_;
+}
+
 /*
  * bpffs, where the pins outlive bloomctl. Not mounted here: a mount made
  * inside "ip netns exec" would go, and the links with it, when
@@ -121,12 +135,9 @@ static void pin_path(char *buf, size_t len, int family, int hook,
  */
 static void need_bpffs(void)
 {
-	const char *fs = getenv("BLOOM_BPFFS");
-	struct statfs st;
+	const char *fs = bpffs_dir();
 
-	if (!fs || !*fs)
-		fs = BPF_FS;
-	if (statfs(fs, &st) || st.f_type != BPF_FS_MAGIC_)
+	if (!have_bpffs())
 		die("nf: %s is not a bpffs, where the attachments are pinned: "
 		    "mount one (mount -t bpf bpf %s), or name one with "
 		    "BLOOM_BPFFS (\"ip netns exec\" hides /sys/fs/bpf)", fs, fs);
@@ -419,16 +430,6 @@ static int nf_each(bool detach, const struct nf_args *a)
 		printf("no netfilter program of bloomctl's in this namespace\n");
 	}
 	return n;
-}
-
-/* Whether the pins can be looked for: a bpffs where they would be. */
-static bool have_bpffs(void)
-{
-	const char *fs = getenv("BLOOM_BPFFS");
-	struct statfs st;
-
-	return !statfs(fs && *fs ? fs : BPF_FS, &st) &&
-	       st.f_type == BPF_FS_MAGIC_;
 }
 
 /*
