@@ -58,6 +58,7 @@ bm_round() {
 	echo $((c - c0 - 1))
 }
 
+# shellcheck disable=SC2154 # p4, p6 and limit are the caller's
 bm_passing() {
 	local a b
 	a=$(bm_round 10.99.0.2 192.0.2.1 "${p4[@]}")
@@ -65,6 +66,7 @@ bm_passing() {
 	echo $((a + b))
 }
 
+# shellcheck disable=SC2154
 # bm_wait_passing WANT T0: until bm_passing is WANT; prints the seconds
 # since T0, or "-" after LIMIT (the caller's $limit) seconds.
 bm_wait_passing() {

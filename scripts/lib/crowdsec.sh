@@ -13,7 +13,7 @@
 #
 # cs_pid is crowdsec's process, cs_log its output.
 
-cs_root= cs_dir= cs_port= cs_pid= cs_log=
+cs_root='' cs_dir='' cs_port='' cs_pid='' cs_log=''
 
 cs_init() {
 	cs_root=$1 cs_dir=$2 cs_port=$3
@@ -60,7 +60,8 @@ cs_init() {
 	prometheus:
 	  enabled: false
 	EOC
-	cs_cli machines add --auto --force >"$cs_dir/machines.out" 2>&1
+	cs_cli machines add --auto --force >"$cs_dir/machines.out" 2>&1 &&
+		cs_bouncer cs-lib-probe "cs-lib-probe-$$-$RANDOM$RANDOM"
 }
 
 cs_cli() {
@@ -68,7 +69,18 @@ cs_cli() {
 }
 
 cs_bouncer() {
-	cs_cli bouncers add "$1" -k "$2" >/dev/null
+	cs_cli bouncers add "$1" -k "$2" >/dev/null || return 1
+	[ "$1" != cs-lib-probe ] || cs_probe_key=$2
+}
+
+# cs_count SCENARIO: how many active decisions of SCENARIO the Local API
+# holds (its whole set, as a bouncer of our own asks for it).
+cs_count() {
+	${cs_netns:-} curl -s -H "X-Api-Key: $cs_probe_key" \
+		"http://127.0.0.1:$cs_port/v1/decisions/stream?startup=true" |
+		python3 -c 'import json, sys
+d = json.load(sys.stdin).get("new") or []
+print(sum(1 for x in d if x.get("scenario") == sys.argv[1]))' "$1"
 }
 
 # cs_start [NETNS-EXEC...]: e.g. cs_start ip netns exec sb. Later cs_cli
@@ -94,22 +106,28 @@ cs_stop() {
 	cs_pid=
 }
 
-# cs_import FILE SCENARIO: "cscli decisions import" of FILE, whose lines
-# all give reason SCENARIO. SQLite refuses a long import now and then
-# while bouncers poll (each poll records the bouncer's last pull):
-# "database is locked". Then what got in is deleted and the import tried
-# again, three times at most; cs_import_tries says how many it took,
-# cs_import_t0 when the last began (date +%s.%N), and $cs_dir/import.out
-# holds cscli's output.
-cs_import_tries=0 cs_import_t0=
+# cs_import FILE SCENARIO N: "cscli decisions import" of FILE, N lines
+# that all give reason SCENARIO. SQLite refuses a long import now and
+# then while bouncers poll (each poll records the bouncer's last pull):
+# "database is locked", often once every decision is stored. Then the
+# import is done if the Local API holds all N; else what got in is
+# deleted and the import tried again, three times at most.
+# cs_import_tries says how many it took, cs_import_locked how many cscli
+# failed with "database is locked", cs_import_t0 when the last began
+# (date +%s.%N), and $cs_dir/import.out holds cscli's output.
+# shellcheck disable=SC2034 # for the caller
+cs_import_tries=0 cs_import_locked=0 cs_import_t0='' cs_probe_key=''
 
 cs_import() {
-	cs_import_tries=0
+	cs_import_tries=0 cs_import_locked=0
 	while [ "$cs_import_tries" -lt 3 ]; do
 		cs_import_tries=$((cs_import_tries + 1))
+		# shellcheck disable=SC2034 # for the caller
 		cs_import_t0=$(date +%s.%N)
 		cs_cli decisions import -i "$1" >"$cs_dir/import.out" 2>&1 && return 0
 		grep -q 'database is locked' "$cs_dir/import.out" || return 1
+		cs_import_locked=$((cs_import_locked + 1))
+		[ "$(cs_count "$2")" != "$3" ] || return 0
 		cs_cli decisions delete -s "$2" >/dev/null 2>&1
 		sleep 2
 	done

@@ -73,20 +73,21 @@ expect() {	# expect NAME GOT WANT
 	if [ "$2" = "$3" ]; then tap_ok "$1"; else tap_fail "$1" "got '$2', want '$3'"; fi
 }
 
-dropped() {	# dropped NAME SRC...: each SRC's packets are dropped
-	local name=$1 src got=
-	shift
+# outcome NAME DROPPED PASSED SRC...: two packets from each SRC, of which
+# DROPPED were dropped and PASSED arrived.
+outcome() {
+	local name=$1 d=$2 p=$3 src got=
+	shift 3
 	for src; do
 		got+="$src: $(send "$src" 2); "
 	done
-	expect "$name" "$got" "$(for src; do printf '%s: dropped 2 passed 0; ' "$src"; done)"
+	expect "$name" "$got" "$(for src; do printf '%s: dropped %d passed %d; ' "$src" "$d" "$p"; done)"
+}
+
+dropped() {	# dropped NAME SRC...: each SRC's packets are dropped
+	outcome "$1" 2 0 "${@:2}"
 }
 
 passed() {	# passed NAME SRC...: each SRC's packets arrive
-	local name=$1 src got=
-	shift
-	for src; do
-		got+="$src: $(send "$src" 2); "
-	done
-	expect "$name" "$got" "$(for src; do printf '%s: dropped 0 passed 2; ' "$src"; done)"
+	outcome "$1" 0 2 "${@:2}"
 }
