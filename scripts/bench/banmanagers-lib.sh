@@ -47,7 +47,8 @@ bm_round() {
 	local dst=$1 marker=$2 c0 c i
 	shift 2
 	c0=$(bm_arrived)
-	$A bloom-send "$dst" 9 "$@" "$marker" >/dev/null 2>&1 || { echo -1; return; }
+	$A bloom-send "$dst" 9 "$@" "$marker" >/dev/null 2>&1 ||
+		{ bm_say "bloom-send to $dst failed"; exit 1; }
 	for ((i = 0; i < 100; i++)); do
 		c=$(bm_arrived)
 		[ "$c" -le "$c0" ] || break

@@ -93,8 +93,8 @@ cs_start() {
 	cs_pid=$!
 	local end=$((SECONDS + 60))
 	# Any HTTP answer will do ("cscli lapi status" wants a hub).
-	until [ "$(${cs_netns:-} curl -s -o /dev/null -w '%{http_code}' \
-		"http://127.0.0.1:$cs_port/v1/decisions" 2>/dev/null)" != 000 ]; do
+	until [[ $(${cs_netns:-} curl -s -o /dev/null -w '%{http_code}' \
+		"http://127.0.0.1:$cs_port/v1/decisions" 2>/dev/null) == [1-5][0-9][0-9] ]]; do
 		kill -0 "$cs_pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.5
 	done
