@@ -105,6 +105,18 @@ static void count(struct bloom_filter *f, bool hit)
 }
 
 /*
+ * A lookup that gave a value: counted per value too, in a filter that
+ * counts them (value_hits and value_mask never change: read bare). The
+ * mask keeps contents restored with wider values inside the counters.
+ */
+static void count_value(struct bloom_filter *f, bool hit, u32 value)
+{
+	count(f, hit);
+	if (hit && f->value_hits)
+		this_cpu_inc(f->value_hits[value & f->value_mask]);
+}
+
+/*
  * A key of the filter's family (uapi/bloom.h): any key of a dual-stack
  * filter, and the flags test is all the packet path pays for it.
  */
@@ -132,14 +144,19 @@ static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
  * @key: a key of the filter's type (uapi/bloom.h)
  * @len: its length
  *
- * Counts a hit or a miss in the filter's stats.
+ * Counts a hit or a miss in the filter's stats, and a hit under its value
+ * in a filter that counts values.
  *
  * Return: true if the key may be present, false if surely absent (as a
  * key of the other family is, BLOOM_F_INET and _INET6).
  */
 bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
 {
+	u32 value;
 	bool hit;
+
+	if (unlikely(f->value_hits))
+		return bloom_value(f, key, len, &value);
 
 	rcu_read_lock();
 	hit = test_rcu(f, key, len);
@@ -154,8 +171,8 @@ EXPORT_SYMBOL_GPL(bloom_test);
  * @f: the filter
  * @key: a key of the filter's type
  * @len: its length
- * @value: set to the key's value when present: a static map's
- *	(BLOOM_LAYOUT_FUSE with values), 0 for every other filter
+ * @value: set to the key's value when present: a static map's or a
+ *	cuckoo filter's with values, 0 for every other filter
  *
  * Counts a hit or a miss, as bloom_test().
  *
@@ -172,7 +189,7 @@ bool bloom_value(struct bloom_filter *f, const void *key, size_t len,
 	hit = family_ok(c, key) &&
 	      bloom_contents_value(c, bloom_hash(&c->core, key, len), value);
 	rcu_read_unlock();
-	count(f, hit);
+	count_value(f, hit, *value);
 	return hit;
 }
 EXPORT_SYMBOL_GPL(bloom_value);
@@ -402,11 +419,17 @@ static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
  * longest first: the walk visits only the lengths set in the filter's
  * bitmap, and an IPv4 address only /96 to /128 (uapi/bloom.h).
  *
+ * Counts as bloom_test() does.
+ *
  * Return: true if some prefix of @addr may be present.
  */
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16])
 {
+	u32 value;
 	bool hit;
+
+	if (unlikely(f->value_hits))
+		return bloom_value_net(f, addr, &value);
 
 	rcu_read_lock();
 	hit = net_walk(rcu_dereference(f->contents), addr, NULL);
@@ -421,7 +444,7 @@ EXPORT_SYMBOL_GPL(bloom_test_net);
  * @f: a held filter of type BLOOM_KEY_NET
  * @addr: the address, 16 bytes (IPv4 v4-mapped)
  * @value: set to the value of the longest prefix present (0 but for
- *	static maps)
+ *	filters with values)
  *
  * Return: true if some prefix of @addr may be present.
  */
@@ -432,7 +455,7 @@ bool bloom_value_net(struct bloom_filter *f, const u8 addr[16], u32 *value)
 	rcu_read_lock();
 	hit = net_walk(rcu_dereference(f->contents), addr, value);
 	rcu_read_unlock();
-	count(f, hit);
+	count_value(f, hit, *value);
 	return hit;
 }
 EXPORT_SYMBOL_GPL(bloom_value_net);
@@ -447,7 +470,8 @@ EXPORT_SYMBOL_GPL(bloom_value_net);
  * @add: add it too, as bloom_test_and_add() (dedup)
  *
  * For callers that hand over keys unchecked: BPF programs (kfuncs.c).
- * Counts a hit or a miss, as bloom_test() and bloom_test_and_add().
+ * Counts a hit or a miss, as bloom_test() (per value too) and
+ * bloom_test_and_add().
  *
  * Return: 1 present (seen before), 0 absent (new), or -EINVAL for a key
  * of the wrong length or type, and what bloom_test_and_add() returns.
@@ -457,18 +481,22 @@ int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	u8 type = c->core.g.key_type;
+	u32 value = 0;
 	int ret;
 
 	if (add)
 		ret = add_rcu(f, key, len, false);
 	else if (type == BLOOM_KEY_NET && len == sizeof(struct bloom_key_addr))
-		ret = net_walk(c, key, NULL);
+		ret = net_walk(c, key, &value);
 	else
 		ret = bloom_key_check(type, key, len) ?:
 		      (family_ok(c, key) &&
-		       bloom_contents_test(c, bloom_hash(&c->core, key, len)));
-	if (ret >= 0 || ret == -ENOSPC)
+		       bloom_contents_value(c, bloom_hash(&c->core, key, len),
+					    &value));
+	if (add && (ret >= 0 || ret == -ENOSPC))
 		count(f, ret == 1);
+	else if (!add && ret >= 0)
+		count_value(f, ret == 1, value);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_probe_rcu);

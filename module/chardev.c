@@ -85,7 +85,7 @@ static long ioc_create(struct net *net, struct bloom_ioc_create *cr,
 		.capacity = cr->capacity, .layout = cr->layout,
 		.key_type = cr->key_type, .flags = cr->flags,
 		.gens = cr->generations, .age_flags = cr->age_flags,
-		.period_ms = cr->period_ms,
+		.period_ms = cr->period_ms, .value_bits = cr->value_bits,
 	};
 	bool by_rate = cr->fpr_ppb;
 	struct bloom_contents *c;
@@ -340,6 +340,7 @@ static int cuckoo_info(struct bloom_filter *f, struct bloom_contents *c,
 	in->failed = r.failed;
 	in->fp_bits = c->core.g.hashes;
 	in->slots = BLOOM_CUCKOO_SLOTS;
+	in->value_bits = c->core.g.value_bits;
 	return 0;
 }
 
@@ -387,13 +388,42 @@ static long ioc_id(struct net *net, void *arg, unsigned int cmd)
 	return bloom_registry_read(net, in->name, NULL, filter_id, in);
 }
 
+static int value_hits(struct bloom_filter *f, struct bloom_contents *c,
+		      struct bloom_contents *unused, void *arg)
+{
+	struct bloom_ioc_value_hits *in = arg;
+	u64 *hits = kcalloc(1U << BLOOM_VALUE_HITS_BITS, sizeof(*hits),
+			    GFP_KERNEL);
+	int err = 0;
+
+	if (!hits)
+		return -ENOMEM;
+	in->values = bloom_filter_value_hits(f, hits,
+					     1U << BLOOM_VALUE_HITS_BITS);
+	if (copy_to_user(u64_to_user_ptr(in->buf), hits,
+			 min(in->count, in->values) * sizeof(*hits)))
+		err = -EFAULT;
+	kfree(hits);
+	return err;
+}
+
+static long ioc_value_hits(struct net *net, void *arg, unsigned int cmd)
+{
+	struct bloom_ioc_value_hits *in = arg;
+
+	if (names_check(in->name, NULL) || in->values || in->reserved[0] ||
+	    in->reserved[1])
+		return -EINVAL;
+	return bloom_registry_read(net, in->name, NULL, value_hits, in);
+}
+
 static long ioc_cuckoo(struct net *net, void *arg, unsigned int cmd)
 {
 	struct bloom_ioc_cuckoo *in = arg;
 
 	if (names_check(in->name, NULL) || in->buckets || in->used ||
 	    in->moves || in->failed || in->fp_bits || in->slots ||
-	    in->reserved[0] || in->reserved[1])
+	    in->value_bits || in->reserved || in->reserved2)
 		return -EINVAL;
 	return bloom_registry_read(net, in->name, NULL, cuckoo_info, in);
 }
@@ -518,6 +548,7 @@ static const struct bloom_cmd cmds[] = {
 	{ BLOOM_IOC_FUSE,	false, ioc_fuse },
 	{ BLOOM_IOC_VALUE,	false, bloom_ioc_batch },
 	{ BLOOM_IOC_ID,		false, ioc_id },
+	{ BLOOM_IOC_VALUE_HITS,	false, ioc_value_hits },
 };
 
 static long bloom_ioctl(struct file *file, unsigned int cmd,

@@ -89,11 +89,12 @@ struct bloom_payload_in {
  * @add: test-and-add @h, noting prefix length @plen (negative: none);
  *	1 if it was present, 0 if added, -ENOSPC when new and full. As
  *	@test. NULL: contents built once (static), never added to
- * @value: is @h present, and its value (0 for kinds without values)?
+ * @value: is @h present, and its value (0 for contents without values)?
  *	1 and *@value, or 0. As @test. NULL: @test, and the value 0
- * @add_copy: add @h, storing a copy even if present (cuckoo, for
- *	BLOOM_IOC_ADD and bloom_add(): each add then takes a delete);
- *	returns as @add. NULL: @add
+ * @add_copy: add @h with value @value (below 2^value_bits), storing a
+ *	copy even if present (cuckoo, for BLOOM_IOC_ADD and bloom_add():
+ *	each add then takes a delete); returns as @add. NULL: @add, and
+ *	no values
  * @plens: the prefix lengths held, under rcu_read_lock()
  * @test_batch: test @n hashes, set their bits in @present; the hits
  * @make_room: before a batch of @n adds, in process context: contents
@@ -129,7 +130,8 @@ struct bloom_kind_ops {
 
 	bool (*test)(struct bloom_contents *c, u64 h);
 	int (*add)(struct bloom_contents *c, u64 h, int plen);
-	int (*add_copy)(struct bloom_contents *c, u64 h, int plen);
+	int (*add_copy)(struct bloom_contents *c, u64 h, int plen,
+			u32 value);
 	int (*value)(struct bloom_contents *c, u64 h, u32 *value);
 	void (*plens)(struct bloom_contents *c, u64 *plens);
 	u32 (*test_batch)(struct bloom_contents *c, const u64 *h, u32 n,
@@ -284,13 +286,23 @@ static inline int bloom_contents_add(struct bloom_contents *c, u64 h,
 	return INDIRECT_CALL_1(c->ops->add, bloom_plain_add, c, h, plen);
 }
 
+/*
+ * An add that stores, with a value for contents that keep them (the
+ * caller checked it fits their value_bits); else as above.
+ */
+static inline int bloom_contents_add_value(struct bloom_contents *c, u64 h,
+					   int plen, u32 value)
+{
+	if (c->ops->add_copy)
+		return c->ops->add_copy(c, h, plen, value);
+	return bloom_contents_add(c, h, plen);
+}
+
 /* An add that stores, for kinds that keep copies; else as above. */
 static inline int bloom_contents_add_copy(struct bloom_contents *c, u64 h,
 					  int plen)
 {
-	if (c->ops->add_copy)
-		return c->ops->add_copy(c, h, plen);
-	return bloom_contents_add(c, h, plen);
+	return bloom_contents_add_value(c, h, plen, 0);
 }
 
 /**

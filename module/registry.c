@@ -12,6 +12,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <kunit/visibility.h>
+#include "../uapi/bloom_ioctl.h"
 #include "registry.h"
 
 static u64 max_filters = 1024;
@@ -68,6 +69,7 @@ static void filter_free_rcu(struct rcu_head *rcu)
 	bloom_contents_put(rcu_dereference_protected(f->contents, 1));
 	kfree(rcu_dereference_protected(f->name, 1));
 	free_percpu(f->stats);
+	free_percpu(f->value_hits);
 	kfree(f);
 	module_put(THIS_MODULE);
 }
@@ -249,11 +251,27 @@ static void unaccount(struct bloom_net *bn, struct bloom_contents *c)
 static void filter_free(struct bloom_filter *f)
 {
 	free_percpu(f->stats);
+	free_percpu(f->value_hits);
 	kfree(rcu_dereference_protected(f->name, 1));
 	kfree(f);
 }
 
-static struct bloom_filter *filter_alloc(const char *name)
+/* Counters per value for contents created with (few enough) values. */
+static int value_hits_alloc(struct bloom_filter *f,
+			    const struct bloom_contents *c)
+{
+	unsigned int v = c->core.g.value_bits;
+
+	if (!v || v > BLOOM_VALUE_HITS_BITS)
+		return 0;
+	f->value_mask = (1U << v) - 1;
+	f->value_hits = __alloc_percpu_gfp((f->value_mask + 1) * sizeof(u64),
+					   sizeof(u64), GFP_KERNEL_ACCOUNT);
+	return f->value_hits ? 0 : -ENOMEM;
+}
+
+static struct bloom_filter *filter_alloc(const char *name,
+					 const struct bloom_contents *c)
 {
 	struct bloom_filter *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	struct bloom_name *n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
@@ -262,13 +280,17 @@ static struct bloom_filter *filter_alloc(const char *name)
 		goto free;
 	f->stats = alloc_percpu_gfp(struct bloom_pcpu_stats,
 				    GFP_KERNEL_ACCOUNT);
-	if (!f->stats)
+	if (!f->stats || value_hits_alloc(f, c))
 		goto free;
 	strscpy(n->s, name, sizeof(n->s));
 	RCU_INIT_POINTER(f->name, n);
 	refcount_set(&f->ref, 1);	/* the registry's */
 	return f;
 free:
+	if (f) {
+		free_percpu(f->stats);
+		free_percpu(f->value_hits);
+	}
 	kfree(n);
 	kfree(f);
 	return NULL;
@@ -284,7 +306,7 @@ static int add_filter(struct net *net, struct bloom_net *bn,
 
 	if (bn->nfilters >= bn->max_filters)
 		return -ENOSPC;
-	f = filter_alloc(name);
+	f = filter_alloc(name, c);
 	if (!f)
 		return -ENOMEM;
 	/* Reserve an id (NULL is stored as a reserved entry); -EBUSY: full. */
@@ -800,6 +822,29 @@ int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_filter_report);
+
+/**
+ * bloom_filter_value_hits() - packets matched per value
+ * @f: the filter
+ * @hits: set to the first @n counts, value 0 first
+ * @n: room in @hits
+ *
+ * Per-CPU counters: a sum racing with matches is only approximate.
+ *
+ * Return: how many values the filter counts (0: none).
+ */
+u32 bloom_filter_value_hits(struct bloom_filter *f, u64 *hits, u32 n)
+{
+	u32 v, values = f->value_hits ? f->value_mask + 1 : 0;
+	int cpu;
+
+	for (v = 0; v < min(n, values); v++) {
+		hits[v] = 0;
+		for_each_possible_cpu(cpu)
+			hits[v] += READ_ONCE(per_cpu_ptr(f->value_hits, cpu)[v]);
+	}
+	return values;
+}
 
 /**
  * bloom_registry_read() - look at one or two filters' contents

@@ -48,6 +48,14 @@ struct bloom_filter {
 	struct bloom_name __rcu *name;
 	struct bloom_contents __rcu *contents;
 	struct bloom_pcpu_stats __percpu *stats;
+	/*
+	 * Packets matched per value (BLOOM_IOC_VALUE_HITS): value_mask + 1
+	 * counters per CPU, for a filter created with values of at most
+	 * BLOOM_VALUE_HITS_BITS; else NULL. Both are set before the filter
+	 * is listed and never change: the packet path reads them bare.
+	 */
+	u64 __percpu *value_hits;
+	u32 value_mask;
 	unsigned long full_warned;	/* jiffies of the last "full" line */
 	u32 id;				/* in bloom_ids; fixed for life */
 	possible_net_t net;		/* where it is listed */
@@ -123,6 +131,7 @@ void bloom_warn_lengths(struct bloom_filter *f, struct bloom_contents *c);
 int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 		    bool add);
 
+u32 bloom_filter_value_hits(struct bloom_filter *f, u64 *hits, u32 n);
 struct bloom_contents *bloom_contents_get(struct bloom_filter *f);
 int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 			struct bloom_report *r);

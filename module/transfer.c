@@ -79,15 +79,22 @@ static void hash_chunk(struct batch *x, struct bloom_contents *c, u32 n)
 	}
 }
 
-/* Kinds without a batch add: one by one, up to the first that fails. */
+/*
+ * Kinds without a batch add, and adds with values: one by one, up to the
+ * first that fails. A value is checked against the contents it goes to:
+ * they may have been replaced since the batch began.
+ */
 static u32 add_each(struct batch *x, struct bloom_contents *c, const u8 *plen,
 		    u32 n, int *err)
 {
-	u32 i;
+	u32 i, value;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = bloom_contents_add_copy(c, x->h[i], plen ? plen[i] : -1);
+		value = x->b->values ? x->values[i] : 0;
+		ret = value >> c->core.g.value_bits ? -ERANGE :
+		      bloom_contents_add_value(c, x->h[i], plen ? plen[i] : -1,
+					       value);
 		if (ret < 0) {
 			*err = ret;
 			break;
@@ -110,7 +117,7 @@ static u32 apply(struct batch *x, struct bloom_contents *c, u32 n, int *err)
 	hash_chunk(x, c, n);
 	switch (x->cmd) {
 	case BLOOM_IOC_ADD:
-		if (!c->ops->add_batch)
+		if (!c->ops->add_batch || x->b->values)
 			return add_each(x, c, plen, n, err);
 		x->b->hits += c->ops->add_batch(c, x->h, plen, n);
 		break;
@@ -176,6 +183,7 @@ static void make_room(struct bloom_filter *f, u32 n)
 static int run_batch(struct bloom_filter *f, struct batch *x)
 {
 	const u8 __user *keys = u64_to_user_ptr(x->b->keys);
+	const u32 __user *values = u64_to_user_ptr(x->b->values);
 	struct bloom_contents *c;
 	u32 first, n, ok, done;
 	int err = 0;
@@ -183,7 +191,9 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 	for (first = 0; first < x->b->count && !err; first += n) {
 		n = min_t(u32, CHUNK, x->b->count - first);
 		if (copy_from_user(x->keys, keys + (size_t)first * x->b->stride,
-				   (size_t)n * x->b->stride))
+				   (size_t)n * x->b->stride) ||
+		    (x->b->values &&
+		     copy_from_user(x->values, values + first, n * sizeof(u32))))
 			return -EFAULT;
 		ok = valid_prefix(x, n);
 		if (x->cmd == BLOOM_IOC_ADD)
@@ -205,8 +215,13 @@ static int run_batch(struct bloom_filter *f, struct batch *x)
 	return err;
 }
 
-static int batch_supported(const struct bloom_contents *c, unsigned int cmd)
+static int batch_supported(const struct bloom_contents *c,
+			   const struct bloom_ioc_batch *b, unsigned int cmd)
 {
+	/* Values go with adds, to contents that keep them. */
+	if (b->values && (cmd != BLOOM_IOC_ADD || !c->core.g.value_bits ||
+			  !c->ops->add_copy))
+		return -EINVAL;
 	switch (cmd) {
 	case BLOOM_IOC_ADD:
 		return bloom_contents_has(c, add);
@@ -242,7 +257,7 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 	struct batch *x;
 	long err;
 
-	if (bloom_name_check(b->name) || b->done || b->hits || b->reserved)
+	if (bloom_name_check(b->name) || b->done || b->hits)
 		return -EINVAL;
 	if (b->count > BLOOM_BATCH_MAX)
 		return -E2BIG;
@@ -266,7 +281,7 @@ long bloom_ioc_batch(struct net *net, void *arg, unsigned int cmd)
 		 * caught again in apply().
 		 */
 		rcu_read_lock();
-		err = batch_supported(rcu_dereference(f->contents), cmd);
+		err = batch_supported(rcu_dereference(f->contents), b, cmd);
 		rcu_read_unlock();
 	}
 	if (!err) {

@@ -252,10 +252,20 @@ struct bloom_key_digest {
  * added can delete another key that shares its fingerprint and a bucket
  * (as with counting filters).
  * Not aging, not scalable; no union, intersect or halve.
+ *
+ * A cuckoo filter created with @value_bits v (1 to
+ * BLOOM_CUCKOO_VALUE_BITS_MAX) keeps a v-bit value beside each
+ * fingerprint, in slots of f + v bits (at most BLOOM_CUCKOO_FP_MAX): an
+ * add gives it (BLOOM_IOC_ADD's @values), a lookup answers with it, and
+ * a delete removes the first copy of the fingerprint whatever its value.
+ * A false positive answers with the value of the stored key whose
+ * fingerprint it matched. Such a filter counts the packets each value
+ * matched (BLOOM_IOC_VALUE_HITS), e.g. per origin of a blocklist.
  */
 #define BLOOM_CUCKOO_SLOTS	4
 #define BLOOM_CUCKOO_FP_MIN	4
-#define BLOOM_CUCKOO_FP_MAX	32
+#define BLOOM_CUCKOO_FP_MAX	32	/* and most bits of a slot */
+#define BLOOM_CUCKOO_VALUE_BITS_MAX	8
 #define BLOOM_CUCKOO_LOAD_PCT	95
 #define BLOOM_STAGES_DEFAULT	16
 
@@ -311,10 +321,13 @@ struct bloom_key_digest {
  */
 #define BLOOM_SNAP_VERSION_SCALABLE	4
 /*
- * Version 5: a cuckoo filter (BLOOM_LAYOUT_CUCKOO, and only that). The
- * payload is the table as little-endian words: slot j of bucket i is the
- * f bits from bit (i * BLOOM_CUCKOO_SLOTS + j) * f, zero when empty;
- * @inserted is the number of slots in use (a restore counts them).
+ * Version 5: a cuckoo filter (BLOOM_LAYOUT_CUCKOO, and only that).
+ * @reserved[0] holds the value width v in bits 0-7 (0: no values), the
+ * other bits zero. The payload is the table as little-endian words:
+ * slot j of bucket i is the w = f + v bits from bit
+ * (i * BLOOM_CUCKOO_SLOTS + j) * w, its fingerprint in the low f bits
+ * (zero when empty) and its value above; @inserted is the number of
+ * slots in use (a restore counts them).
  */
 #define BLOOM_SNAP_VERSION_CUCKOO	5
 /*

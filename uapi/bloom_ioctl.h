@@ -66,6 +66,10 @@ struct bloom_ioc_version {
  * A static filter (BLOOM_LAYOUT_FUSE) is built from its keys and
  * arrives by BLOOM_IOC_RESTORE: CREATE of that layout is EOPNOTSUPP.
  *
+ * A cuckoo filter may keep a value of @value_bits (1 to
+ * BLOOM_CUCKOO_VALUE_BITS_MAX) beside each key (uapi/bloom.h); sized
+ * from a rate, its slots widen by that much. Other layouts take 0.
+ *
  * @fpr_ppb is a lookup's rate: a net filter with BLOOM_F_PROBES(P) in
  * @flags sizes each probe at @fpr_ppb / P (uapi/bloom.h).
  */
@@ -85,7 +89,8 @@ struct bloom_ioc_create {
 	__u8	stages_max;		/* in: scalable; 0 = fixed size */
 	__u8	growth;			/* in/out: scalable */
 	__u8	tighten_pct;		/* in/out: scalable */
-	__u8	reserved0[3];
+	__u8	value_bits;		/* in: cuckoo; 0 = no values */
+	__u8	reserved0[2];
 	__u32	reserved;
 };
 
@@ -123,12 +128,17 @@ struct bloom_ioc_pair {
  * when key i is present); COUNT writes one __u8 per key. @hits counts
  * the keys present (TEST), new (ADD), deleted (DEL).
  *
+ * ADD to a filter with values (a cuckoo filter created with
+ * @value_bits) may give @values, a user pointer to @count __u32: key i
+ * is stored with value i (0 without @values). @values is EINVAL for
+ * every other command and filter.
+ *
  * Not all-or-nothing: keys are applied in order. On an error @done is
  * the number of keys applied, the key at index @done is the bad one
  * (EINVAL for a malformed key, EAFNOSUPPORT for a key of the other
- * family, ENOENT for DEL of an absent key, ENOSPC for ADD of a key a
- * cuckoo filter has no room for), and no
- * key after it was looked at. On success @done == @count.
+ * family, ERANGE for a value wider than the filter's, ENOENT for DEL of
+ * an absent key, ENOSPC for ADD of a key a cuckoo filter has no room
+ * for), and no key after it was looked at. On success @done == @count.
  */
 struct bloom_ioc_batch {
 	char	name[BLOOM_NAME_MAX];
@@ -138,7 +148,7 @@ struct bloom_ioc_batch {
 	__u32	stride;
 	__u32	done;			/* out */
 	__u32	hits;			/* out */
-	__u64	reserved;
+	__u64	values;			/* user pointer; ADD, or 0 */
 };
 
 /* One generation of an aging filter, for BLOOM_IOC_INFO. */
@@ -195,7 +205,9 @@ struct bloom_ioc_cuckoo {
 	__u64	failed;			/* out: adds refused, no room (ENOSPC) */
 	__u32	fp_bits;		/* out */
 	__u32	slots;			/* out: per bucket */
-	__u64	reserved[2];
+	__u32	value_bits;		/* out: 0 without values */
+	__u32	reserved;
+	__u64	reserved2;
 };
 
 /*
@@ -203,6 +215,27 @@ struct bloom_ioc_cuckoo {
  * kinds). INFO tells the rest: @hashes is the fingerprint width and
  * @capacity the keys it was built from.
  */
+/*
+ * BLOOM_IOC_VALUE_HITS: packets matched per value, by a filter created
+ * with values of at most BLOOM_VALUE_HITS_BITS bits (a cuckoo filter
+ * with values, a static map): every packet-path lookup that matched
+ * (the match, the kfuncs, bloom_test() and its kin) counts under the
+ * value it found, a false positive under the value of the key it
+ * matched. @values is how many values the filter counts (2^v; 0: none),
+ * of which the first min(@values, @count) counts, value 0 first, are
+ * copied to @buf (an array of @count __u64). The counts stay with the
+ * filter when its contents are swapped or replaced.
+ */
+#define BLOOM_VALUE_HITS_BITS	8
+
+struct bloom_ioc_value_hits {
+	char	name[BLOOM_NAME_MAX];	/* in */
+	__u64	buf;			/* in: user pointer */
+	__u32	count;			/* in */
+	__u32	values;			/* out */
+	__u64	reserved[2];
+};
+
 struct bloom_ioc_fuse {
 	char	name[BLOOM_NAME_MAX];	/* in */
 	__u64	keys;			/* out: n */
@@ -370,6 +403,8 @@ struct bloom_ioc_limits {
 #define BLOOM_IOC_FUSE		_IOWR(BLOOM_IOC_MAGIC, 22, struct bloom_ioc_fuse)
 #define BLOOM_IOC_VALUE		_IOWR(BLOOM_IOC_MAGIC, 23, struct bloom_ioc_batch)
 #define BLOOM_IOC_ID		_IOWR(BLOOM_IOC_MAGIC, 24, struct bloom_ioc_id)
-#define BLOOM_IOC_MAX_NR	24
+#define BLOOM_IOC_VALUE_HITS	_IOWR(BLOOM_IOC_MAGIC, 25, \
+				      struct bloom_ioc_value_hits)
+#define BLOOM_IOC_MAX_NR	25
 
 #endif /* _UAPI_BLOOM_IOCTL_H */

@@ -31,7 +31,7 @@ struct bloom_geom {
 	u8	stages_max;	/* scalable: most stages; 0 when not */
 	u8	growth;		/* scalable: capacity factor per stage */
 	u8	tighten_pct;	/* scalable: error factor per stage, % */
-	u8	value_bits;	/* static: v bits of value per key */
+	u8	value_bits;	/* static, cuckoo: v bits of value per key */
 };
 
 /* The geometry plus what probing derives from it; immutable. */
@@ -191,8 +191,16 @@ struct bloom_cuckoo_mover {
 	void	*arg;
 };
 
+/* Bits a slot takes: the fingerprint, then the value (0 bits without). */
+static inline unsigned int bloom_cuckoo_width(const struct bloom_geom *g)
+{
+	return g->hashes + g->value_bits;
+}
+
 u32 bloom_cuckoo_slot(const struct bloom_core *c, const struct bloom_bits *b,
 		      u64 i, unsigned int j);
+bool bloom_cuckoo_value(const struct bloom_core *c, const struct bloom_bits *b,
+			const struct bloom_cuckoo_key *k, u32 *value);
 int bloom_cuckoo_find(const struct bloom_core *c, const struct bloom_bits *b,
 		      u64 i, u32 fp);
 u32 bloom_cuckoo_matches(const struct bloom_core *c,
@@ -205,7 +213,7 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 			const struct bloom_cuckoo_mover *mv, u64 *moves,
 			bool copy);
 int bloom_cuckoo_insert_within(const struct bloom_core *c,
-			       struct bloom_bits *b, u64 h,
+			       struct bloom_bits *b, u64 h, u32 value,
 			       struct bloom_cuckoo_node *q, unsigned int nodes,
 			       const struct bloom_cuckoo_mover *mv, u64 *moves,
 			       bool copy);
@@ -253,27 +261,30 @@ static inline void bloom_cuckoo_key(const struct bloom_core *c, u64 h,
 }
 
 /*
- * Does bucket @i hold @fp? For f <= 16 a bucket is at most a word wide:
- * XOR it with fp in every lane and look for a zero lane, the classic
- * SWAR test (exact as a yes or no), in at most two loads.
+ * Does bucket @i hold @fp? For slots of w <= 16 bits a bucket is at most
+ * a word wide: keep each lane's f fingerprint bits (values dropped), XOR
+ * them with fp in every lane and look for a zero lane, the classic SWAR
+ * test, in at most two loads. It is exact as a yes or no: a lane borrows
+ * from the next only when it is zero itself, and the bits between a
+ * lane's fingerprint and the next lane are zero.
  */
 static inline bool bloom_cuckoo_bucket_has(const struct bloom_core *c,
 					   const struct bloom_bits *b, u64 i,
 					   u32 fp)
 {
-	unsigned int f = c->g.hashes, width = BLOOM_CUCKOO_SLOTS * f, sh;
+	unsigned int f = c->g.hashes, w = bloom_cuckoo_width(&c->g);
+	unsigned int width = BLOOM_CUCKOO_SLOTS * w, sh;
 	u64 ones, pos, x;
 
-	if (f > 64 / BLOOM_CUCKOO_SLOTS)
+	if (w > 64 / BLOOM_CUCKOO_SLOTS)
 		return bloom_cuckoo_find(c, b, i, fp) >= 0;
-	ones = 1 | 1ULL << f | 1ULL << 2 * f | 1ULL << 3 * f;
+	ones = 1 | 1ULL << w | 1ULL << 2 * w | 1ULL << 3 * w;
 	pos = i * width;
 	sh = pos % 64;
 	x = bloom_word_read(&b->words[pos / 64]) >> sh;
 	if (sh + width > 64)
 		x |= bloom_word_read(&b->words[pos / 64 + 1]) << (64 - sh);
-	if (width < 64)
-		x &= (1ULL << width) - 1;
+	x &= ((1ULL << f) - 1) * ones;
 	x ^= fp * ones;
 	return (x - ones) & ~x & ones << (f - 1);
 }

@@ -5,9 +5,10 @@
  * by bloom.ko, whose kinds/cuckoo.c adds the locking, and bloomctl,
  * which builds and reads snapshot files with the same code.
  *
- * The table is B buckets of BLOOM_CUCKOO_SLOTS slots of f bits, packed
- * in words: slot j of bucket i is the f bits from bit (4i + j) f, and 0
- * is an empty slot. From a key's hash h:
+ * The table is B buckets of BLOOM_CUCKOO_SLOTS slots of w bits, packed
+ * in words: slot j of bucket i is the w bits from bit (4i + j) w. A slot
+ * is a fingerprint of f bits, 0 when empty, and above it, in tables with
+ * values, the key's value of v bits: w = f + v. From a key's hash h:
  *
  *   fp = the top f bits of h, or 1 when they are 0;
  *   i1 = (low 32 bits of h) * B >> 32, Lemire's reduction onto [0, B);
@@ -47,51 +48,66 @@ static u64 fp_mask(const struct bloom_core *c)
 	return (1ULL << c->g.hashes) - 1;	/* f <= 32 */
 }
 
+static u64 slot_mask(const struct bloom_core *c)
+{
+	return (1ULL << bloom_cuckoo_width(&c->g)) - 1;	/* w <= 32 */
+}
+
+/*
+ * A whole slot, fingerprint and value, read locklessly: a slot across
+ * two words is read in two loads, and a concurrent writer may be seen
+ * half done (see the callers' sequence counts).
+ */
+static u32 entry(const struct bloom_core *c, const struct bloom_bits *b,
+		 u64 i, unsigned int j)
+{
+	unsigned int width = bloom_cuckoo_width(&c->g);
+	u64 pos = (i * BLOOM_CUCKOO_SLOTS + j) * width;
+	unsigned int sh = pos % 64;
+	u64 v = bloom_word_read(&b->words[pos / 64]) >> sh;
+
+	if (sh + width > 64)
+		v |= bloom_word_read(&b->words[pos / 64 + 1]) << (64 - sh);
+	return v & slot_mask(c);
+}
+
 /**
- * bloom_cuckoo_slot() - read a slot, locklessly
+ * bloom_cuckoo_slot() - read a slot's fingerprint, locklessly
  * @c: the table's core
  * @b: the table
  * @i: bucket
  * @j: slot, below BLOOM_CUCKOO_SLOTS
  *
- * A slot across two words is read in two loads: a concurrent writer may
- * be seen half done (see the callers' sequence counts).
- *
- * Return: the fingerprint, 0 when empty.
+ * Return: the fingerprint, 0 when empty (see entry() on concurrency).
  */
 u32 bloom_cuckoo_slot(const struct bloom_core *c, const struct bloom_bits *b,
 		      u64 i, unsigned int j)
 {
-	u64 pos = (i * BLOOM_CUCKOO_SLOTS + j) * c->g.hashes;
-	unsigned int sh = pos % 64;
-	u64 v = bloom_word_read(&b->words[pos / 64]) >> sh;
-
-	if (sh + c->g.hashes > 64)
-		v |= bloom_word_read(&b->words[pos / 64 + 1]) << (64 - sh);
-	return v & fp_mask(c);
+	return entry(c, b, i, j) & fp_mask(c);
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_slot);
 
 /*
- * Write a slot. Writers are serialised by the caller; each word is
- * stored whole, so lockless readers see every other slot unchanged.
+ * Write a whole slot. Writers are serialised by the caller; each word
+ * is stored whole, so lockless readers see every other slot unchanged.
  */
 static void slot_set(const struct bloom_core *c, struct bloom_bits *b, u64 i,
-		     unsigned int j, u32 fp)
+		     unsigned int j, u32 e)
 {
-	u64 pos = (i * BLOOM_CUCKOO_SLOTS + j) * c->g.hashes;
+	unsigned int width = bloom_cuckoo_width(&c->g);
+	u64 pos = (i * BLOOM_CUCKOO_SLOTS + j) * width;
 	unsigned int sh = pos % 64;
 	bloom_word_t *w = &b->words[pos / 64];
-	u64 mask = fp_mask(c);
+	u64 mask = slot_mask(c);
 
 	bloom_word_set(w, (bloom_word_read(w) & ~(mask << sh)) |
-			  (u64)fp << sh);
-	if (sh + c->g.hashes > 64) {
+			  (u64)e << sh);
+	if (sh + width > 64) {
 		unsigned int lo = 64 - sh;
 
 		w++;
 		bloom_word_set(w, (bloom_word_read(w) & ~(mask >> lo)) |
-				  (u64)fp >> lo);
+				  (u64)e >> lo);
 	}
 }
 
@@ -141,6 +157,40 @@ u32 bloom_cuckoo_matches(const struct bloom_core *c,
 	return n;
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_matches);
+
+/**
+ * bloom_cuckoo_value() - is a key present, and with what value?
+ * @c: the table's core
+ * @b: the table
+ * @k: the key
+ * @value: set to the value beside the first copy of its fingerprint
+ *	(its first bucket first), 0 in a table without values
+ *
+ * Unsynchronised, as bloom_cuckoo_matches(). Another key that shares
+ * the fingerprint and a bucket gives its own value: a false positive
+ * answers with some stored key's value.
+ *
+ * Return: true if present.
+ */
+bool bloom_cuckoo_value(const struct bloom_core *c, const struct bloom_bits *b,
+			const struct bloom_cuckoo_key *k, u32 *value)
+{
+	u64 i[2] = { k->i1, k->i2 };
+	unsigned int n, j;
+	u32 e;
+
+	for (n = 0; n < 2; n++) {
+		for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++) {
+			e = entry(c, b, i[n], j);
+			if ((e & fp_mask(c)) == k->fp) {
+				*value = e >> c->g.hashes;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+EXPORT_SYMBOL_GPL(bloom_cuckoo_value);
 
 /**
  * bloom_cuckoo_test() - is a key present? Single-threaded callers only
@@ -199,12 +249,12 @@ static int search(const struct bloom_core *c, const struct bloom_bits *b,
 
 /* Write a slot inside the caller's hooks (@move: the erase of a move). */
 static void write_slot(const struct bloom_core *c, struct bloom_bits *b,
-		       u64 i, unsigned int j, u32 fp,
+		       u64 i, unsigned int j, u32 e,
 		       const struct bloom_cuckoo_mover *mv, bool move)
 {
 	if (mv)
 		mv->begin(mv->arg, i, move);
-	slot_set(c, b, i, j, fp);
+	slot_set(c, b, i, j, e);
 	if (mv)
 		mv->end(mv->arg, i);
 }
@@ -222,9 +272,9 @@ static unsigned int shift_chain(const struct bloom_core *c,
 {
 	while (q[n].depth) {
 		const struct bloom_cuckoo_node *to = &q[n], *from = &q[to->parent];
-		u32 fp = bloom_cuckoo_slot(c, b, from->bucket, to->slot);
+		u32 e = entry(c, b, from->bucket, to->slot);	/* and its value */
 
-		write_slot(c, b, to->bucket, to_slot, fp, mv, false);
+		write_slot(c, b, to->bucket, to_slot, e, mv, false);
 		write_slot(c, b, from->bucket, to->slot, 0, mv, true);
 		to_slot = to->slot;
 		n = to->parent;
@@ -237,6 +287,7 @@ static unsigned int shift_chain(const struct bloom_core *c,
  * @c: the table's core
  * @b: the table; writers serialised by the caller
  * @h: bloom_hash() of the key
+ * @value: its value, below 2^v (0 in a table without values)
  * @q: scratch of BLOOM_CUCKOO_NODES nodes
  * @nodes: buckets the search may queue (at most BLOOM_CUCKOO_NODES): fewer
  *	bound the time an insert into a nearly full table takes, and fail
@@ -257,7 +308,7 @@ static unsigned int shift_chain(const struct bloom_core *c,
  * is unchanged).
  */
 int bloom_cuckoo_insert_within(const struct bloom_core *c,
-			       struct bloom_bits *b, u64 h,
+			       struct bloom_bits *b, u64 h, u32 value,
 			       struct bloom_cuckoo_node *q, unsigned int nodes,
 			       const struct bloom_cuckoo_mover *mv, u64 *moves,
 			       bool copy)
@@ -287,7 +338,8 @@ int bloom_cuckoo_insert_within(const struct bloom_core *c,
 			n = q[n].parent;
 		i = q[n].bucket;
 	}
-	write_slot(c, b, i, slot, k.fp, mv, false);
+	write_slot(c, b, i, slot, (u32)((u64)value << c->g.hashes) | k.fp, mv,
+		   false);
 	bloom_word_add(&b->inserted, 1);
 	return present;
 }
@@ -303,6 +355,8 @@ EXPORT_SYMBOL_GPL(bloom_cuckoo_insert_within);
  * @moves: incremented by the moves made, or NULL
  * @copy: store a copy even when the fingerprint is there already
  *
+ * Stores the value 0: see bloom_cuckoo_insert_within() for others.
+ *
  * Return: as bloom_cuckoo_insert_within().
  */
 int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
@@ -310,8 +364,8 @@ int bloom_cuckoo_insert(const struct bloom_core *c, struct bloom_bits *b,
 			const struct bloom_cuckoo_mover *mv, u64 *moves,
 			bool copy)
 {
-	return bloom_cuckoo_insert_within(c, b, h, q, BLOOM_CUCKOO_NODES, mv,
-					  moves, copy);
+	return bloom_cuckoo_insert_within(c, b, h, 0, q, BLOOM_CUCKOO_NODES,
+					  mv, moves, copy);
 }
 EXPORT_SYMBOL_GPL(bloom_cuckoo_insert);
 
@@ -407,7 +461,7 @@ EXPORT_SYMBOL_GPL(bloom_cuckoo_stats);
  */
 u64 bloom_cuckoo_fpr_q32(const struct bloom_geom *g, u64 n)
 {
-	u64 buckets = g->bits / (BLOOM_CUCKOO_SLOTS * g->hashes);
+	u64 buckets = g->bits / (BLOOM_CUCKOO_SLOTS * bloom_cuckoo_width(g));
 	u64 values = (1ULL << g->hashes) - 1, per_bucket;
 	s64 ln_miss;
 
@@ -425,19 +479,20 @@ EXPORT_SYMBOL_GPL(bloom_cuckoo_fpr_q32);
  * bloom_cuckoo_size() - the smallest table for a capacity and a rate
  * @capacity: keys it must hold
  * @fpr_ppb: the rate at @capacity
- * @g: filled with bits, hashes (f), layout and capacity
+ * @g: filled with bits, hashes (f), layout and capacity; its value_bits
+ *	(v) are the caller's, and widen every slot
  *
  * Buckets for @capacity at BLOOM_CUCKOO_LOAD_PCT (more for small
  * tables, whose buckets fill less evenly), then the narrowest
  * fingerprint that meets the rate there.
  *
- * Return: 0, -EINVAL when even BLOOM_CUCKOO_FP_MAX bits miss the rate,
+ * Return: 0, -EINVAL when even slots of BLOOM_CUCKOO_FP_MAX bits miss the rate,
  * -E2BIG over the size cap.
  */
 int bloom_cuckoo_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g)
 {
 	u64 slots, buckets;
-	u32 f;
+	u32 f, w;
 
 	if (capacity > BLOOM_MAX_BITS)
 		return -E2BIG;
@@ -450,11 +505,13 @@ int bloom_cuckoo_size(u64 capacity, u64 fpr_ppb, struct bloom_geom *g)
 		return -E2BIG;
 	g->layout = BLOOM_LAYOUT_CUCKOO;
 	g->capacity = capacity;
-	for (f = BLOOM_CUCKOO_FP_MIN; f <= BLOOM_CUCKOO_FP_MAX; f++) {
+	for (f = BLOOM_CUCKOO_FP_MIN;
+	     f + g->value_bits <= BLOOM_CUCKOO_FP_MAX; f++) {
 		g->hashes = f;
+		w = bloom_cuckoo_width(g);
 		g->bits = max(buckets, DIV_ROUND_UP(BLOOM_MIN_BITS,
-						    BLOOM_CUCKOO_SLOTS * f)) *
-			  BLOOM_CUCKOO_SLOTS * f;
+						    BLOOM_CUCKOO_SLOTS * w)) *
+			  BLOOM_CUCKOO_SLOTS * w;
 		if (bloom_theory_fpr_ppb(g, capacity) <= fpr_ppb)
 			return g->bits > BLOOM_MAX_BITS ? -E2BIG : 0;
 	}

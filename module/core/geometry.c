@@ -38,16 +38,20 @@ static int scalable_check(const struct bloom_geom *g)
 }
 
 /*
- * A cuckoo table: f-bit fingerprints in whole buckets, 2 to 2^32 - 1 of
- * them; neither aging nor scalable.
+ * A cuckoo table: f-bit fingerprints, each with a value of up to
+ * BLOOM_CUCKOO_VALUE_BITS_MAX bits, in slots of at most
+ * BLOOM_CUCKOO_FP_MAX bits, in whole buckets, 2 to 2^32 - 1 of them;
+ * neither aging nor scalable.
  */
 static int cuckoo_check(const struct bloom_geom *g)
 {
-	u64 bucket_bits = (u64)BLOOM_CUCKOO_SLOTS * g->hashes;
+	u64 bucket_bits = (u64)BLOOM_CUCKOO_SLOTS * bloom_cuckoo_width(g);
 
 	if (g->gens || g->period_ms || g->age_flags || g->stages_max ||
 	    g->growth || g->tighten_pct ||
-	    g->hashes < BLOOM_CUCKOO_FP_MIN || g->hashes > BLOOM_CUCKOO_FP_MAX ||
+	    g->value_bits > BLOOM_CUCKOO_VALUE_BITS_MAX ||
+	    g->hashes < BLOOM_CUCKOO_FP_MIN ||
+	    bloom_cuckoo_width(g) > BLOOM_CUCKOO_FP_MAX ||
 	    g->bits % bucket_bits || g->bits / bucket_bits < 2)
 		return -EINVAL;
 	return g->bits / bucket_bits > U32_MAX ? -E2BIG : 0;
@@ -121,7 +125,8 @@ u64 bloom_geom_default_capacity(const struct bloom_geom *g)
 	u64 n = bloom_mul_div(g->bits, LN2_Q32, (u64)g->hashes << Q32);
 
 	if (g->layout == BLOOM_LAYOUT_CUCKOO)
-		n = g->bits / g->hashes * BLOOM_CUCKOO_LOAD_PCT / 100;
+		n = g->bits / bloom_cuckoo_width(g) * BLOOM_CUCKOO_LOAD_PCT /
+		    100;
 	if (g->layout == BLOOM_LAYOUT_FUSE)
 		n = g->capacity;	/* the keys it was built from */
 
@@ -151,7 +156,8 @@ void bloom_core_init(struct bloom_core *c, const struct bloom_geom *g)
 		c->nwords = DIV_ROUND_UP(g->bits, 16);
 		break;
 	case BLOOM_LAYOUT_CUCKOO:
-		c->range = g->bits / ((u64)BLOOM_CUCKOO_SLOTS * g->hashes);
+		c->range = g->bits /
+			   ((u64)BLOOM_CUCKOO_SLOTS * bloom_cuckoo_width(g));
 		c->nwords = DIV_ROUND_UP(g->bits, 64);
 		break;
 	case BLOOM_LAYOUT_FUSE:

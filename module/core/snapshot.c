@@ -118,7 +118,8 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	    (version == BLOOM_SNAP_VERSION_FUSE) !=
 	    (h->layout == BLOOM_LAYOUT_FUSE))
 		return -EINVAL;
-	if (version == BLOOM_SNAP_VERSION_FUSE) {
+	if (version == BLOOM_SNAP_VERSION_FUSE ||
+	    version == BLOOM_SNAP_VERSION_CUCKOO) {
 		u64 v = bloom_le64_to_cpu(h->reserved[0]);
 
 		/* Bits 8-63 are zero; bloom_geom_check() judges the width. */
@@ -133,10 +134,11 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 	info->geom.bits = bloom_le64_to_cpu(h->bits);
 	info->geom.seed = bloom_le64_to_cpu(h->seed);
 	info->geom.capacity = bloom_le64_to_cpu(h->capacity);
-	/* Aging and growing filters keep their parameters in reserved[0]. */
+	/* Aging, growing and valued filters keep parameters in reserved[0]. */
 	i = version == BLOOM_SNAP_VERSION_AGING ||
 	    version == BLOOM_SNAP_VERSION_SCALABLE ||
-	    version == BLOOM_SNAP_VERSION_FUSE;
+	    version == BLOOM_SNAP_VERSION_FUSE ||
+	    version == BLOOM_SNAP_VERSION_CUCKOO;
 	for (; i < (int)ARRAY_SIZE(h->reserved); i++)
 		if (h->reserved[i])
 			return -EINVAL;
@@ -202,10 +204,11 @@ void bloom_snap_make_hdr(const struct bloom_core *c,
 	h->payload_len = bloom_cpu_to_le64(bloom_snap_payload_bytes(c));
 	if (c->g.layout == BLOOM_LAYOUT_CUCKOO)
 		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_CUCKOO);
-	if (c->g.layout == BLOOM_LAYOUT_FUSE) {
+	if (c->g.layout == BLOOM_LAYOUT_FUSE)
 		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_FUSE);
+	if (c->g.layout == BLOOM_LAYOUT_CUCKOO ||
+	    c->g.layout == BLOOM_LAYOUT_FUSE)
 		h->reserved[0] = bloom_cpu_to_le64(c->g.value_bits);
-	}
 	if (c->g.gens) {
 		h->version = bloom_cpu_to_le16(BLOOM_SNAP_VERSION_AGING);
 		h->reserved[0] = bloom_cpu_to_le64(c->g.gens |

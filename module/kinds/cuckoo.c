@@ -161,37 +161,53 @@ enum read_mode {
 	READ_TEST,	/* a hit is an answer at once: at worst a false positive */
 	READ_SURE,	/* a hit too must be read clean (test-and-add) */
 	READ_COUNT,	/* how many copies, read clean */
+	READ_VALUE,	/* as READ_TEST, and the value of the copy found */
 };
 
-/*
- * Is @k present (READ_COUNT: how many copies), read consistently; see
- * above. After READ_TRIES reads that overlapped writes, under the lock;
- * but where that lock cannot be taken (hard interrupts, interrupts off)
- * a test answers "present", which a filter may always answer.
- */
-static u32 read_key(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
-		    enum read_mode mode)
+/* One read of @k's buckets, without a lock, or with @lock held. */
+static u32 read_once(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
+		     enum read_mode mode, u32 *value)
 {
 	const struct bloom_core *core = &t->c.core;
+
+	if (mode == READ_COUNT)
+		return bloom_cuckoo_matches(core, &t->bits, k);
+	if (mode == READ_VALUE)
+		return bloom_cuckoo_value(core, &t->bits, k, value);
+	return bloom_cuckoo_present(core, &t->bits, k);
+}
+
+/*
+ * Is @k present (READ_COUNT: how many copies; READ_VALUE: and with what
+ * value, in *@value), read consistently; see above. After READ_TRIES
+ * reads that overlapped writes, under the lock; but where that lock
+ * cannot be taken (hard interrupts, interrupts off) a test answers
+ * "present", which a filter may always answer, with the value 0.
+ */
+static u32 read_key(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
+		    enum read_mode mode, u32 *value)
+{
 	struct bloom_cuckoo_read r;
 	unsigned int tries;
 	u32 n;
 
 	for (tries = 0; tries < READ_TRIES; tries++) {
 		bloom_cuckoo_read_begin(&t->c, k, &r);
-		n = mode == READ_COUNT ? bloom_cuckoo_matches(core, &t->bits, k) :
-			bloom_cuckoo_present(core, &t->bits, k);
-		if (n && mode == READ_TEST) {
+		n = read_once(t, k, mode, value);
+		if (n && (mode == READ_TEST || mode == READ_VALUE)) {
 			kcsan_atomic_next(0);	/* the read section ends here */
 			return n;
 		}
 		if (!bloom_cuckoo_read_retry(&r))
 			return n;
 	}
-	if (in_hardirq() || irqs_disabled())
+	if (in_hardirq() || irqs_disabled()) {
+		if (value)
+			*value = 0;
 		return mode != READ_COUNT;
+	}
 	spin_lock_bh(&t->lock);
-	n = bloom_cuckoo_matches(core, &t->bits, k);
+	n = read_once(t, k, mode, value);
 	spin_unlock_bh(&t->lock);
 	return n;
 }
@@ -201,7 +217,20 @@ static bool cuckoo_test(struct bloom_contents *c, u64 h)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	return read_key(cuckoo(c), &k, READ_TEST);
+	return read_key(cuckoo(c), &k, READ_TEST, NULL);
+}
+
+/*
+ * A test that also gives the value stored beside the fingerprint, read
+ * as a test reads: a hit answers at once (a slot seen half written can
+ * only give a false positive, with some value of at most v bits).
+ */
+static int cuckoo_value(struct bloom_contents *c, u64 h, u32 *value)
+{
+	struct bloom_cuckoo_key k;
+
+	bloom_cuckoo_key(&c->core, h, &k);
+	return read_key(cuckoo(c), &k, READ_VALUE, value);
 }
 
 /*
@@ -247,15 +276,15 @@ static int refuse(struct bloom_cuckoo *t)
  * @nodes buckets; a whole search that fails marks the table full until
  * a delete.
  */
-static int insert(struct bloom_cuckoo *t, u64 h, bool copy,
+static int insert(struct bloom_cuckoo *t, u64 h, u32 value, bool copy,
 		  unsigned int nodes)
 {
 	const struct bloom_cuckoo_mover mv = { write_begin, write_end, t };
 	int ret;
 
 	spin_lock_bh(&t->lock);
-	ret = bloom_cuckoo_insert_within(&t->c.core, &t->bits, h, t->queue,
-					 nodes, &mv, NULL, copy);
+	ret = bloom_cuckoo_insert_within(&t->c.core, &t->bits, h, value,
+					 t->queue, nodes, &mv, NULL, copy);
 	if (ret == -ENOSPC && nodes == BLOOM_CUCKOO_NODES)
 		set_bit(TABLE_FULL, &t->c.flags);
 	spin_unlock_bh(&t->lock);
@@ -263,9 +292,9 @@ static int insert(struct bloom_cuckoo *t, u64 h, bool copy,
 }
 
 /* An add on the packet path: at once when full, and a short search. */
-static int packet_insert(struct bloom_cuckoo *t, u64 h, bool copy)
+static int packet_insert(struct bloom_cuckoo *t, u64 h, u32 value, bool copy)
 {
-	return no_room(t) ? refuse(t) : insert(t, h, copy, PACKET_NODES);
+	return no_room(t) ? refuse(t) : insert(t, h, value, copy, PACKET_NODES);
 }
 
 /* A net key's length is noted when the key is held, so lookups probe it. */
@@ -293,9 +322,9 @@ static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	if (read_key(t, &k, READ_SURE))
+	if (read_key(t, &k, READ_SURE, NULL))
 		return noted(t, 1, plen);
-	return noted(t, packet_insert(t, h, false), plen);
+	return noted(t, packet_insert(t, h, 0, false), plen);
 }
 
 /*
@@ -304,15 +333,16 @@ static int cuckoo_add(struct bloom_contents *c, u64 h, int plen)
  * another's fingerprint and buckets is not lost when the other is
  * deleted. Adding a key twice takes two deletes. With bottom halves or
  * interrupts off (a bloom_add() from the packet path) it is the packet
- * path's add.
+ * path's add. @value goes beside the copy (below 2^v: the caller checked).
  */
-static int cuckoo_add_copy(struct bloom_contents *c, u64 h, int plen)
+static int cuckoo_add_copy(struct bloom_contents *c, u64 h, int plen,
+			   u32 value)
 {
 	struct bloom_cuckoo *t = cuckoo(c);
 
 	if (in_interrupt() || irqs_disabled())
-		return noted(t, packet_insert(t, h, true), plen);
-	return noted(t, insert(t, h, true, BLOOM_CUCKOO_NODES), plen);
+		return noted(t, packet_insert(t, h, value, true), plen);
+	return noted(t, insert(t, h, value, true, BLOOM_CUCKOO_NODES), plen);
 }
 
 static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
@@ -331,7 +361,7 @@ static void cuckoo_plens(struct bloom_contents *c, u64 *plens)
 
 static u64 word_of(const struct bloom_contents *c, u64 bucket)
 {
-	return bucket * BLOOM_CUCKOO_SLOTS * c->core.g.hashes / 64;
+	return bucket * BLOOM_CUCKOO_SLOTS * bloom_cuckoo_width(&c->core.g) / 64;
 }
 
 static u32 cuckoo_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
@@ -350,7 +380,7 @@ static u32 cuckoo_test_batch(struct bloom_contents *c, const u64 *h, u32 n,
 			prefetch(&t->bits.words[word_of(c, k[j].i2)]);
 		}
 		for (j = 0; j < g; j++) {
-			if (!read_key(t, &k[j], READ_TEST))
+			if (!read_key(t, &k[j], READ_TEST, NULL))
 				continue;
 			present[(i + j) / 64] |= 1ULL << ((i + j) % 64);
 			hits++;
@@ -379,7 +409,7 @@ static u32 cuckoo_count(struct bloom_contents *c, u64 h)
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	return read_key(cuckoo(c), &k, READ_COUNT);
+	return read_key(cuckoo(c), &k, READ_COUNT, NULL);
 }
 
 static int cuckoo_report(struct bloom_contents *c, struct bloom_report *r,
@@ -444,6 +474,7 @@ const struct bloom_kind_ops bloom_cuckoo_ops = {
 	.init = cuckoo_init,
 	.destroy = cuckoo_destroy,
 	.test = cuckoo_test,
+	.value = cuckoo_value,
 	.add = cuckoo_add,
 	.add_copy = cuckoo_add_copy,
 	.plens = cuckoo_plens,

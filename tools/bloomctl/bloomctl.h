@@ -140,6 +140,7 @@ struct keylist {
 	bool with_values;
 	u32 *values;
 	u32 value;		/* of the key being loaded */
+	u32 value_max;		/* the largest value a key may have */
 	bool file_has_value;	/* -f FILE=VALUE: lines need none */
 	u32 file_value;
 	u16 family;		/* BLOOM_F_INET, _INET6: refuse the other */
@@ -151,6 +152,7 @@ struct key_input {
 	const char **files;	/* every -f FILE, in order; "-" is stdin */
 	int nfiles;
 	bool values;		/* lines end in a value (build --values) */
+	u8 value_bits;		/* their width; 0: BLOOM_FUSE_VALUE_BITS_MAX */
 	u16 family;		/* the filter's: other keys are refused */
 };
 
@@ -461,6 +463,7 @@ struct bloom_bits *fuse_build(struct bloom_geom *g, const struct keylist *kl,
 #define EXPAND_KEYS_MAX		(1ULL << 24)	/* an explicit list, no capacity */
 #define OPT_PREFIX_LENGTHS	0x125
 #define OPT_PROBES		0x126
+#define OPT_VALUE_BITS		0x12c	/* create */
 #define OPT_NETMASK4		0x129	/* add, del */
 #define OPT_NETMASK6		0x12a
 #define PREFIX_LONGOPTS							\

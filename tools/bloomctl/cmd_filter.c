@@ -58,6 +58,8 @@ static void create_json(const char *name, const struct bloom_ioc_create *cr,
 	json_u64(&j, "rotate_ms", cr->period_ms);
 	json_bool(&j, "rotate_full", cr->age_flags & BLOOM_AGE_F_FULL);
 	json_u64(&j, "max_stages", cr->stages_max);
+	if (cr->value_bits)
+		json_u64(&j, "value_bits", cr->value_bits);
 	if (cr->stages_max) {
 		json_u64(&j, "growth", cr->growth);
 		json_double(&j, "tightening", cr->tighten_pct / 100.0);
@@ -86,6 +88,9 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 		printf("  net: capacity in keys, for %llu prefixes as listed (add stores them as at most twice as many); the rate is a lookup's over up to %u prefix lengths\n",
 		       (unsigned long long)(cr->capacity / EXPAND_BUDGET),
 		       bloom_geom_probes(&core->g));
+	if (cr->value_bits)
+		printf("  values: %u bits beside each key (add KEY VALUE), packets counted per value (info)\n",
+		       cr->value_bits);
 	if (cr->generations)
 		printf("  aging: %u generations, rotated every %u ms%s; capacity and memory are per generation\n",
 		       cr->generations, cr->period_ms,
@@ -102,6 +107,18 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 	printf(" of the first stage)\n");
 }
 
+/* --value-bits V: a cuckoo filter's values, 1 to 8 bits. */
+static u32 value_bits_option(const char *cmd, const char *arg)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (end == arg || *end || !v || v > BLOOM_CUCKOO_VALUE_BITS_MAX)
+		usage_error(cmd, "bad --value-bits '%s' (1 to %d)", arg,
+			    BLOOM_CUCKOO_VALUE_BITS_MAX);
+	return (u32)v;
+}
+
 /*
  * What create made (the kernel chose m and k, and the seed if random),
  * or with --exist the identical filter that was already there.
@@ -112,7 +129,7 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 	struct bloom_geom g = {
 		.bits = cr->bits, .hashes = cr->hashes, .layout = cr->layout,
 		.capacity = cr->capacity, .growth = cr->growth,
-		.tighten_pct = cr->tighten_pct,
+		.tighten_pct = cr->tighten_pct, .value_bits = cr->value_bits,
 	};
 	struct bloom_core core;
 
@@ -211,6 +228,7 @@ int cmd_create(int argc, char **argv)
 		COMMON_LONGOPTS, GEOM_LONGOPTS,
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "probes",	required_argument,	NULL, OPT_PROBES },
+		{ "value-bits",	required_argument,	NULL, OPT_VALUE_BITS },
 		AGE_LONGOPTS, GROW_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -218,6 +236,7 @@ int cmd_create(int argc, char **argv)
 	struct geom_opts o;
 	const char *name;
 	bool exist = false;
+	u32 value_bits = 0;
 	int c, err;
 
 	geom_opts_init(&o);
@@ -227,6 +246,8 @@ int cmd_create(int argc, char **argv)
 			exist = true;
 		else if (c == OPT_PROBES)
 			o.probes = probes_option(argv[0], optarg);
+		else if (c == OPT_VALUE_BITS)
+			value_bits = value_bits_option(argv[0], optarg);
 		else if (!age_option(&o, argv[0], c, optarg) &&
 			 !grow_option(&o, argv[0], c, optarg) &&
 			 !geom_option(&o, argv[0], c, optarg))
@@ -237,11 +258,14 @@ int cmd_create(int argc, char **argv)
 	check_name(argv[0], name);
 	if (o.layout == BLOOM_LAYOUT_FUSE)
 		usage_error(argv[0], "a static filter is built from its keys, not created: bloomctl build --kind fuse8 ... --out FILE, then bloomctl restore FILE");
+	if (value_bits && o.layout != BLOOM_LAYOUT_CUCKOO)
+		usage_error(argv[0], "--value-bits keeps a value beside each key of a cuckoo filter: give --layout cuckoo (a static map: bloomctl build --kind fuse8 --values)");
 	geom_opts_finish(&o, argv[0]);
 	age_opts_finish(&o, argv[0]);
 	grow_opts_finish(&o, argv[0]);
 
 	memset(&cr, 0, sizeof(cr));
+	cr.value_bits = (u8)value_bits;
 	name_copy(cr.name, name);
 	cr.capacity = o.capacity;
 	cr.fpr_ppb = o.by_rate ? o.fpr_ppb : 0;
@@ -269,6 +293,9 @@ int cmd_create(int argc, char **argv)
 	if (err == -EINVAL && (cr.flags & BLOOM_F_FAMILY))
 		die("create %s: the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses --family: load the module that came with it",
 		    name);
+	if (err == -EINVAL && cr.value_bits)
+		die("create %s: the kernel refused the filter (Invalid argument): a slot of fingerprint and %u value bits must fit %u bits (ask for a higher --fp-rate or fewer --value-bits), or bloom.ko is older than bloomctl",
+		    name, cr.value_bits, BLOOM_CUCKOO_FP_MAX);
 	if (err)
 		die_dev(what_of("create", name), err, name);
 
@@ -590,13 +617,89 @@ static void stages_text(const struct stage_list *sl)
 		stage_text(i, &sl->st[i]);
 }
 
-static u64 cuckoo_buckets(const struct bloom_ioc_info *in)
-{
-	return in->bits / ((u64)BLOOM_CUCKOO_SLOTS * in->hashes);
-}
-
 /* What info shows of a static filter, beyond INFO (set by cmd_info()). */
 static struct bloom_ioc_fuse info_fuse;
+
+/*
+ * A filter's values: their width (a cuckoo filter's or a static map's)
+ * and, for a live filter that counts them, the packets each matched.
+ */
+static struct {
+	u32 bits;
+	u32 counted;		/* values counted, 0 for none */
+	u64 hits[1U << BLOOM_VALUE_HITS_BITS];
+} info_values;
+
+static u64 cuckoo_buckets(const struct bloom_ioc_info *in)
+{
+	return in->bits /
+	       ((u64)BLOOM_CUCKOO_SLOTS * (in->hashes + info_values.bits));
+}
+
+/* Fill info_values for a live filter @name, or one read from @file. */
+static void values_shape(const char *name, const struct bloom_ioc_info *in,
+			 const struct bloom_core *file)
+{
+	struct bloom_ioc_value_hits vh = { 0 };
+	struct bloom_ioc_cuckoo ck = { 0 };
+
+	memset(&info_values, 0, sizeof(info_values));
+	if (file) {
+		info_values.bits = file->g.value_bits;
+		return;
+	}
+	if (in->layout == BLOOM_LAYOUT_FUSE) {
+		info_values.bits = info_fuse.value_bits;
+	} else if (in->layout == BLOOM_LAYOUT_CUCKOO) {
+		name_copy(ck.name, name);
+		if (!dev_ioctl(BLOOM_IOC_CUCKOO, &ck))
+			info_values.bits = ck.value_bits;
+	}
+	if (!info_values.bits)
+		return;
+	name_copy(vh.name, name);
+	vh.buf = (uintptr_t)info_values.hits;
+	vh.count = ARRAY_SIZE(info_values.hits);
+	if (!dev_ioctl(BLOOM_IOC_VALUE_HITS, &vh))
+		info_values.counted = min(vh.values, vh.count);
+}
+
+/* "value_hits": { "3": 17, ... }, the values that matched packets. */
+static void value_hits_json(struct json *j)
+{
+	char key[16];
+	u32 v;
+
+	if (!info_values.counted)
+		return;
+	json_object(j, "value_hits");
+	for (v = 0; v < info_values.counted; v++) {
+		if (!info_values.hits[v])
+			continue;
+		snprintf(key, sizeof(key), "%u", v);
+		json_u64(j, key, info_values.hits[v]);
+	}
+	json_close(j, '}');
+}
+
+/* "values: 4-bit; matched 3: 17, 5: 2" */
+static void value_hits_text(void)
+{
+	u32 v, shown = 0;
+
+	if (!info_values.bits)
+		return;
+	printf("%-16s %u-bit values", "values:", info_values.bits);
+	for (v = 0; v < info_values.counted; v++) {
+		if (!info_values.hits[v])
+			continue;
+		printf("%s%u: %llu", shown++ ? ", " : "; packets matched by value ",
+		       v, (unsigned long long)info_values.hits[v]);
+	}
+	if (info_values.counted && !shown)
+		printf("; no packet matched yet");
+	printf("\n");
+}
 
 /* A live filter's id (BLOOM_IOC_ID), 0 for a file. */
 static u32 info_id;
@@ -651,10 +754,12 @@ static void info_json(struct json *j, const struct bloom_ioc_info *in,
 	}
 	if (in->layout == BLOOM_LAYOUT_FUSE) {
 		json_u64(j, "fingerprint_bits", info_fuse.fp_bits);
-		json_u64(j, "value_bits", info_fuse.value_bits);
 		json_u64(j, "entries", info_fuse.entries);
 		json_u64(j, "segment_length", info_fuse.segment_len);
 	}
+	if (in->layout == BLOOM_LAYOUT_FUSE || info_values.bits)
+		json_u64(j, "value_bits", info_values.bits);
+	value_hits_json(j);
 	if (in->generations)
 		aging_json(j, in, gens);
 	if (stage_count(sl))
@@ -770,6 +875,8 @@ static void info_text(const struct bloom_ioc_info *in,
 		cuckoo_text(in);
 	if (in->layout == BLOOM_LAYOUT_FUSE)
 		fuse_text();
+	if (in->layout == BLOOM_LAYOUT_CUCKOO || info_values.counted)
+		value_hits_text();
 	if (in->generations)
 		aging_text(in, gens);
 	if (stage_count(sl))
@@ -875,6 +982,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (in.layout == BLOOM_LAYOUT_FUSE)
 		fuse_shape(argv[first], file ? &sf.core[0] : NULL);
+	values_shape(argv[first], &in, file ? &sf.core[0] : NULL);
 	info_print(&in, gens, &sf.sl);
 	if (in.layout == BLOOM_LAYOUT_CUCKOO && !file)
 		cuckoo_moves(argv[first]);
@@ -928,6 +1036,9 @@ static bool list_one(const char *name, bool names_only, struct table *t,
 	if (err)
 		die_dev(what_of("list", name), err, name);
 	info_id = id_of(name);
+	if (in.layout == BLOOM_LAYOUT_FUSE)
+		fuse_shape(name, NULL);
+	values_shape(name, &in, NULL);
 	if (opts.format == OUT_JSON)
 		info_json(j, &in, NULL, &sl);
 	else

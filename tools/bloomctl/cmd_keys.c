@@ -470,6 +470,25 @@ static void add_sent(struct keylist *kl, void *ctx)
 	a->k->sent += kl->count;
 }
 
+static u32 value_bits(const struct keys_cmd *k);
+
+/*
+ * A filter with values takes each key's value ("KEY VALUE", or -f
+ * FILE=VALUE); a snapshot file's are the kernel's to write.
+ */
+static void add_values(struct keys_cmd *k)
+{
+	u32 v = value_bits(k);
+
+	if (!v)
+		return;
+	if (k->file)
+		die("add %s: a snapshot of a filter with values: add to the live filter, then save it",
+		    k->name);
+	k->in.values = true;
+	k->in.value_bits = (u8)v;
+}
+
 int cmd_add(int argc, char **argv)
 {
 	struct add_run a = { 0 };
@@ -477,6 +496,7 @@ int cmd_add(int argc, char **argv)
 
 	keys_options(argc, argv, &k);
 	keys_open(&k);
+	add_values(&k);
 	a.k = &k;
 	k.streamed = true;
 	key_stream_init(&a.ks, k.info.key_type, &k.in, k.cmd);
@@ -674,16 +694,23 @@ static const char *lookup_kind(const struct keys_cmd *k)
 	return lpm ? "mixed" : "exact";
 }
 
-/* Do @k's keys have values (a static map)? Their width, or 0. */
+/*
+ * Do @k's keys have values (a static map, a cuckoo filter with values)?
+ * Their width, or 0.
+ */
 static u32 value_bits(const struct keys_cmd *k)
 {
+	struct bloom_ioc_cuckoo ck = { 0 };
 	struct bloom_ioc_fuse f;
 
-	if (k->info.layout != BLOOM_LAYOUT_FUSE)
-		return 0;
 	if (k->file)
 		return k->sf.core[0].g.value_bits;
-	return dev_fuse(k->name, &f) ? 0 : f.value_bits;
+	if (k->info.layout == BLOOM_LAYOUT_FUSE)
+		return dev_fuse(k->name, &f) ? 0 : f.value_bits;
+	if (k->info.layout != BLOOM_LAYOUT_CUCKOO)
+		return 0;
+	name_copy(ck.name, k->name);
+	return dev_ioctl(BLOOM_IOC_CUCKOO, &ck) ? 0 : ck.value_bits;
 }
 
 /*

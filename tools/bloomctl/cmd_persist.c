@@ -247,8 +247,8 @@ static void manifest_line(FILE *f, const char *name,
 	if (g->stages_max)
 		fprintf(f, " %u %u %u", g->stages_max, g->growth,
 			g->tighten_pct);
-	if (g->layout == BLOOM_LAYOUT_FUSE && g->value_bits)
-		fprintf(f, " %u", g->value_bits);	/* a static map */
+	if (g->value_bits)	/* a static map, a cuckoo filter with values */
+		fprintf(f, " %u", g->value_bits);
 	fputc('\n', f);
 }
 
@@ -451,16 +451,17 @@ static int tail_numbers(const char *s, unsigned int *v, int max)
 
 /*
  * The aging and growing settings (0, 3 or 6 numbers) into @g; for a
- * static filter, its values' width (none: no values).
+ * static or cuckoo filter, its values' width (none: no values).
  */
 static const char *manifest_tail(const char *s, struct bloom_geom *g)
 {
 	unsigned int v[MANIFEST_TAIL] = { 0 };
 	int n = tail_numbers(s, v, MANIFEST_TAIL);
 
-	if (g->layout == BLOOM_LAYOUT_FUSE) {
+	if (g->layout == BLOOM_LAYOUT_FUSE ||
+	    g->layout == BLOOM_LAYOUT_CUCKOO) {
 		if (n > 1 || v[0] > 0xff)
-			return "bad value width of a static map";
+			return "bad value width of a static map or cuckoo filter";
 		g->value_bits = (u8)v[0];
 		return NULL;
 	}

@@ -180,6 +180,8 @@ int dev_batch(unsigned long cmd, const char *name, const struct keylist *kl,
 	b.results = (uintptr_t)results;
 	b.count = count;
 	b.stride = (u32)kl->stride;
+	if (cmd == BLOOM_IOC_ADD && kl->with_values)
+		b.values = (uintptr_t)&kl->values[first];
 	err = dev_ioctl(cmd, &b);
 	if (out)
 		*out = b;

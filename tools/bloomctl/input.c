@@ -190,8 +190,9 @@ static size_t uncommented(const char *s, size_t len)
 	return len;
 }
 
-/* A value: decimal digits, up to BLOOM_FUSE_VALUE_BITS_MAX bits. */
-static bool parse_value(const char *s, size_t len, u32 *value)
+/* A value: decimal digits, up to @kl's largest. */
+static bool parse_value(const struct keylist *kl, const char *s, size_t len,
+			u32 *value)
 {
 	u64 v = 0;
 	size_t i;
@@ -204,7 +205,7 @@ static bool parse_value(const char *s, size_t len, u32 *value)
 		v = v * 10 + (u64)(s[i] - '0');
 	}
 	*value = (u32)v;
-	return v < 1U << BLOOM_FUSE_VALUE_BITS_MAX;
+	return v <= kl->value_max;
 }
 
 /*
@@ -219,10 +220,10 @@ static int take_value(struct keylist *kl, const char *s, size_t *len,
 	while (at && !blank(s[at - 1]))
 		at--;
 	if (at) {
-		if (!parse_value(s + at, *len - at, &kl->value)) {
+		if (!parse_value(kl, s + at, *len - at, &kl->value)) {
 			snprintf(why, whylen, "bad value '%.*s' (0 to %u)",
 				 (int)min(*len - at, (size_t)32), s + at,
-				 (1U << BLOOM_FUSE_VALUE_BITS_MAX) - 1);
+				 kl->value_max);
 			return -1;
 		}
 		*len = at;
@@ -312,16 +313,17 @@ static const char *file_value(struct keylist *kl, const char *arg,
 	const char *eq = strrchr(arg, '=');
 
 	kl->file_has_value = kl->with_values && eq &&
-			     parse_value(eq + 1, strlen(eq + 1), &kl->file_value);
+			     parse_value(kl, eq + 1, strlen(eq + 1),
+					 &kl->file_value);
 	if (kl->file_has_value)
 		return strndup(arg, (size_t)(eq - arg));
 	if (!eq || !access(arg, F_OK))
 		return arg;
 	if (!kl->with_values)
-		die("%s: -f %s: =VALUE gives the file's keys a value: it needs --values (build --kind fuse8 or fuse16 --values)",
+		die("%s: -f %s: =VALUE gives the file's keys a value: it needs a filter with values (build --kind fuse8 or fuse16 --values; create --layout cuckoo --value-bits)",
 		    cmd, arg);
 	die("%s: -f %s: bad value '%.32s' (0 to %u)", cmd, arg, eq + 1,
-	    (1U << BLOOM_FUSE_VALUE_BITS_MAX) - 1);
+	    kl->value_max);
 }
 
 /* The input file @path ("-" is stdin), opened. */
@@ -454,6 +456,7 @@ void keys_read(struct keylist *kl, u8 type, const struct key_input *in,
 	kl->type = type;
 	kl->stride = key_stride(type);
 	kl->with_values = in->values;
+	kl->value_max = (1U << (in->value_bits ?: BLOOM_FUSE_VALUE_BITS_MAX)) - 1;
 	kl->family = in->family;
 	for (i = 0; i < in->nargs; i++) {
 		add_key(kl, in->args[i], strlen(in->args[i]), cmd);

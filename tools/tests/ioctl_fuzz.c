@@ -70,8 +70,11 @@ static const errmask allowed[NCMDS + 1] = {
 	[2] = ANY | E(EINVAL) | E(ENOENT) | E(EBUSY),		/* DESTROY */
 	[3] = ANY | E(EINVAL) | E(ENOENT) | E(EEXIST) | E(EBUSY), /* RENAME */
 	[4] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* CLEAR */
-	/* ADD: ENOSPC a full cuckoo filter, EOPNOTSUPP a static one. */
-	[5] = BATCH_ERRS | E(ENOSPC) | E(EOPNOTSUPP),
+	/*
+	 * ADD: ENOSPC a full cuckoo filter, EOPNOTSUPP a static one,
+	 * ERANGE a value wider than the filter's.
+	 */
+	[5] = BATCH_ERRS | E(ENOSPC) | E(EOPNOTSUPP) | E(ERANGE),
 	[6] = BATCH_ERRS,					/* TEST */
 	[7] = BATCH_ERRS | E(EOPNOTSUPP),			/* DEL */
 	[8] = BATCH_ERRS | E(EOPNOTSUPP),			/* COUNT */
@@ -97,6 +100,7 @@ static const errmask allowed[NCMDS + 1] = {
 	[22] = ANY | E(EINVAL) | E(ENOENT) | E(EOPNOTSUPP),	/* FUSE */
 	[23] = BATCH_ERRS,					/* VALUE */
 	[24] = ANY | E(EINVAL) | E(ENOENT),			/* ID */
+	[25] = ANY | E(EINVAL) | E(ENOENT),			/* VALUE_HITS */
 	[BAD_CMD] = E(ENOTTY),
 };
 
@@ -345,7 +349,9 @@ static void fill_create(struct bloom_ioc_create *c)
 		c->tighten_pct = PICK(0, 9, 10, 50, 90, 91, 255);
 	}
 	if (one_in(20))
-		c->reserved0[below(3)] = rnd();
+		c->reserved0[below(2)] = rnd();
+	if (one_in(8))
+		c->value_bits = PICK(0, 1, 8, 9, 255);
 	if (one_in(20))
 		c->reserved = rnd();
 }
@@ -399,8 +405,8 @@ static void fill_batch(struct bloom_ioc_batch *b)
 		b->done = rnd();
 	if (one_in(20))
 		b->hits = rnd();
-	if (one_in(20))
-		b->reserved = rnd();
+	if (one_in(20))	/* values for an add, or anything else */
+		b->values = one_in(2) ? b->results : rnd();
 }
 
 static void fill_pair(struct bloom_ioc_pair *p)
@@ -584,6 +590,18 @@ static void fill_arg(unsigned int nr, void *arg, size_t size)
 		if (one_in(20))
 			((struct bloom_ioc_fuse *)arg)->reserved2[below(2)] = rnd();
 		break;
+	case 25: {
+		struct bloom_ioc_value_hits *v = arg;
+
+		name(v->name);
+		v->count = PICK(0, 1, 256, 257, ~0U);
+		v->buf = ptr((v->count > 256 ? 257 : v->count) * 8);
+		if (one_in(20))
+			v->values = rnd();
+		if (one_in(20))
+			v->reserved[below(2)] = rnd();
+		break;
+	}
 	case 24:
 		name(((struct bloom_ioc_id *)arg)->name);
 		if (one_in(20))

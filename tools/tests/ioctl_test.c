@@ -159,7 +159,16 @@ static void test_create_validation(void)
 		{ "reserved set", { .bits = 1024, .hashes = 3,
 		  .reserved = 1 }, "r", -EINVAL },
 		{ "reserved0 set", { .bits = 1024, .hashes = 3,
-		  .reserved0 = { 0, 0, 1 } }, "r", -EINVAL },
+		  .reserved0 = { 0, 1 } }, "r", -EINVAL },
+		{ "values on a Bloom filter", { .bits = 1024, .hashes = 3,
+		  .value_bits = 4 }, "r", -EINVAL },
+		{ "values wider than a cuckoo filter takes", { .bits = 4096,
+		  .hashes = 8, .layout = BLOOM_LAYOUT_CUCKOO,
+		  .value_bits = BLOOM_CUCKOO_VALUE_BITS_MAX + 1 }, "r",
+		  -EINVAL },
+		{ "a cuckoo slot wider than 32 bits", { .bits = 4096 * 33,
+		  .hashes = 30, .layout = BLOOM_LAYOUT_CUCKOO,
+		  .value_bits = 3 }, "r", -EINVAL },
 		{ "growth of a fixed-size filter", { .bits = 1024, .hashes = 3,
 		  .growth = 2 }, "r", -EINVAL },
 		{ "tightening of a fixed-size filter", { .bits = 1024,
@@ -1420,6 +1429,128 @@ static void test_cuckoo(void)
 	destroy("ck2");
 }
 
+/* ADD with values (key i gets @values[i]); the batch's result. */
+static int add_values(const char *name, void *keys, __u32 count,
+		      const __u32 *values, struct bloom_ioc_batch *out)
+{
+	struct bloom_ioc_batch b = {
+		.keys = (uintptr_t)keys, .values = (uintptr_t)values,
+		.count = count, .stride = 16,
+	};
+	int err;
+
+	name_of(b.name, name);
+	err = io(BLOOM_IOC_ADD, &b);
+	if (out)
+		*out = b;
+	return err;
+}
+
+static int value_hits(const char *name, __u64 *buf, __u32 count,
+		      struct bloom_ioc_value_hits *out)
+{
+	memset(out, 0, sizeof(*out));
+	name_of(out->name, name);
+	out->buf = (uintptr_t)buf;
+	out->count = count;
+	return io(BLOOM_IOC_VALUE_HITS, out);
+}
+
+/*
+ * A cuckoo filter with 4-bit values. Its size is worked out here: the
+ * buckets and fingerprint of test_cuckoo() (332 of 10 bits for 1000 keys
+ * at 1 %), each slot 4 bits wider.
+ */
+static void test_cuckoo_values(void)
+{
+	struct bloom_ioc_create c = { .capacity = 1000, .fpr_ppb = 10000000,
+				      .layout = BLOOM_LAYOUT_CUCKOO,
+				      .key_type = BLOOM_KEY_ADDR,
+				      .value_bits = 4 };
+	static struct bloom_key_addr keys[1000];
+	__u32 values[1000], got[1000];
+	unsigned char counts[1000];
+	struct bloom_ioc_value_hits vh;
+	struct bloom_ioc_cuckoo ck;
+	struct bloom_ioc_batch b;
+	__u64 hits[20];
+	unsigned char *img;
+	size_t len;
+	int i, unique = 0, right = 0, all;
+
+	name_of(c.name, "cv");
+	expect_err("CREATE a cuckoo filter with 4-bit values",
+		   io(BLOOM_IOC_CREATE, &c), 0);
+	result(c.hashes == 10 && c.bits == 332 * 4 * 14,
+	       "it has 332 buckets of 10-bit fingerprints and 4-bit values (%u, %llu bits)",
+	       c.hashes, (unsigned long long)c.bits);
+	expect_err("BLOOM_IOC_CUCKOO", cuckoo_info("cv", &ck), 0);
+	result(ck.value_bits == 4 && ck.buckets == 332 && ck.fp_bits == 10,
+	       "it tells the value width (%u)", ck.value_bits);
+	for (i = 0; i < 1000; i++) {
+		addr4(&keys[i], 0x0c000000 + i * 7);
+		values[i] = i % 16;
+	}
+	/* 940 keys, about 71 % of the slots: many moves, every value kept. */
+	expect_err("ADD 940 keys with values",
+		   add_values("cv", keys, 940, values, NULL), 0);
+	expect_err("VALUE", batch(BLOOM_IOC_VALUE, "cv", keys, 940, 16, got,
+				  NULL), 0);
+	expect_err("COUNT", batch(BLOOM_IOC_COUNT, "cv", keys, 940, 16,
+				  counts, NULL), 0);
+	for (i = 0, all = 1; i < 940; i++) {
+		all &= got[i] != BLOOM_VALUE_ABSENT;
+		unique += counts[i] == 1;
+		right += counts[i] == 1 && got[i] == values[i];
+	}
+	result(all, "every key added is present");
+	result(unique > 900 && right == unique,
+	       "each key no other shares a fingerprint with has its own value (%d of %d)",
+	       right, unique);
+	values[940] = 3;
+	values[941] = 16;
+	expect_err("a value wider than 4 bits is ERANGE",
+		   add_values("cv", keys + 940, 2, values + 940, &b), -ERANGE);
+	result(b.done == 1, "at the key that has it (done %u)", b.done);
+	expect_err("VALUE_HITS", value_hits("cv", hits, 20, &vh), 0);
+	for (i = 0, all = 1; i < 16; i++)
+		all &= !hits[i];
+	result(vh.values == 16 && all,
+	       "it counts 16 values, none matched yet (%u)", vh.values);
+	vh.reserved[1] = 1;
+	expect_err("VALUE_HITS with a reserved field is EINVAL",
+		   io(BLOOM_IOC_VALUE_HITS, &vh), -EINVAL);
+
+	img = save("cv", &len);
+	if (img) {
+		seal(img, len);
+		expect_err("RESTORE it", restore("cv2", img, len, 0), 0);
+		memset(got, 0, sizeof(got));
+		batch(BLOOM_IOC_VALUE, "cv2", keys, 941, 16, got, NULL);
+		for (i = 0, right = 0; i < 941; i++)
+			right += counts[i % 940] == 1 && i < 940 &&
+				 got[i] == values[i];
+		result(right == unique && got[940] == 3,
+		       "restored, the values are the same (%d)", right);
+		free(img);
+	}
+	create("bl", 1 << 16, 4, BLOOM_LAYOUT_BLOCKED, BLOOM_KEY_ADDR);
+	expect_err("ADD with values to a Bloom filter is EINVAL",
+		   add_values("bl", keys, 1, values, NULL), -EINVAL);
+	expect_err("VALUE_HITS of a filter without values",
+		   value_hits("bl", hits, 20, &vh), 0);
+	result(vh.values == 0, "counts no value (%u)", vh.values);
+	destroy("bl");
+	b = (struct bloom_ioc_batch){ .keys = (uintptr_t)keys,
+				      .values = (uintptr_t)values,
+				      .count = 1, .stride = 16 };
+	name_of(b.name, "cv");
+	expect_err("TEST with values is EINVAL", io(BLOOM_IOC_TEST, &b),
+		   -EINVAL);
+	destroy("cv");
+	destroy("cv2");
+}
+
 /* Runs @fn in a child; returns its exit status. */
 static int in_child(int (*fn)(void))
 {
@@ -1589,6 +1720,7 @@ int main(int argc, char **argv)
 	test_batches();
 	test_counting();
 	test_cuckoo();
+	test_cuckoo_values();
 	test_fuse();
 	test_info_list();
 	test_pairs();
