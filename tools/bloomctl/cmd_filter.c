@@ -158,7 +158,9 @@ static const char *create_differs(const struct geom_opts *o,
 	struct bloom_geom g = {
 		.bits = o->bits, .hashes = o->hashes, .capacity = o->capacity,
 		.key_type = (u8)o->key_type, .flags = geom_flags(o),
+		.value_bits = o->value_bits,
 	};
+	struct bloom_ioc_cuckoo ck = { 0 };
 
 	if (o->by_rate &&
 	    bloom_geom_size(o->capacity,
@@ -175,6 +177,10 @@ static const char *create_differs(const struct geom_opts *o,
 		return "its family (--family)";
 	if (in->bits != g.bits || in->hashes != g.hashes)
 		return "its size (m and k)";
+	name_copy(ck.name, in->name);
+	if (in->layout == BLOOM_LAYOUT_CUCKOO &&
+	    (dev_ioctl(BLOOM_IOC_CUCKOO, &ck) || ck.value_bits != o->value_bits))
+		return "its values (--value-bits)";
 	if (in->capacity != g.capacity)
 		return "its capacity";
 	if (o->seeded && (in->seed != o->seed ||
@@ -219,6 +225,7 @@ static void create_exists(const char *name, const struct geom_opts *o)
 	cr.stages_max = sl.s.stages_max;
 	cr.growth = sl.s.growth;
 	cr.tighten_pct = sl.s.tighten_pct;
+	cr.value_bits = o->value_bits;
 	create_print(name, &cr, true);
 }
 
@@ -236,7 +243,6 @@ int cmd_create(int argc, char **argv)
 	struct geom_opts o;
 	const char *name;
 	bool exist = false;
-	u32 value_bits = 0;
 	int c, err;
 
 	geom_opts_init(&o);
@@ -247,7 +253,7 @@ int cmd_create(int argc, char **argv)
 		else if (c == OPT_PROBES)
 			o.probes = probes_option(argv[0], optarg);
 		else if (c == OPT_VALUE_BITS)
-			value_bits = value_bits_option(argv[0], optarg);
+			o.value_bits = (u8)value_bits_option(argv[0], optarg);
 		else if (!age_option(&o, argv[0], c, optarg) &&
 			 !grow_option(&o, argv[0], c, optarg) &&
 			 !geom_option(&o, argv[0], c, optarg))
@@ -258,14 +264,14 @@ int cmd_create(int argc, char **argv)
 	check_name(argv[0], name);
 	if (o.layout == BLOOM_LAYOUT_FUSE)
 		usage_error(argv[0], "a static filter is built from its keys, not created: bloomctl build --kind fuse8 ... --out FILE, then bloomctl restore FILE");
-	if (value_bits && o.layout != BLOOM_LAYOUT_CUCKOO)
+	if (o.value_bits && o.layout != BLOOM_LAYOUT_CUCKOO)
 		usage_error(argv[0], "--value-bits keeps a value beside each key of a cuckoo filter: give --layout cuckoo (a static map: bloomctl build --kind fuse8 --values)");
 	geom_opts_finish(&o, argv[0]);
 	age_opts_finish(&o, argv[0]);
 	grow_opts_finish(&o, argv[0]);
 
 	memset(&cr, 0, sizeof(cr));
-	cr.value_bits = (u8)value_bits;
+	cr.value_bits = o.value_bits;
 	name_copy(cr.name, name);
 	cr.capacity = o.capacity;
 	cr.fpr_ppb = o.by_rate ? o.fpr_ppb : 0;
