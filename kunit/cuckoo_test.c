@@ -5,7 +5,8 @@
  * two; tables sized for a capacity hold it, answer every key added,
  * stay inside the theory's rate, and empty again by deletes; an add
  * that does not fit changes nothing; sizing picks the narrowest
- * fingerprint, checked against 2 * 4 * load / (2^f - 1) computed here.
+ * fingerprint, checked against 2 * 4 * load / (2^f - 1) computed here;
+ * values beside fingerprints move with them.
  * kunit/cuckoo_race_test.c races the kernel's readers with moves.
  */
 #include "bloom_test.h"
@@ -304,6 +305,67 @@ static void deletes_take_only_their_own_copy(struct kunit *test)
 							bt_hash(f, i)));
 }
 
+/*
+ * Values beside fingerprints, for every value width and a few
+ * fingerprint widths (f = 32 without values too): filled to its
+ * capacity (moves happen), each key no other shares a fingerprint with
+ * in its buckets answers with its own value; and the word-at-a-time
+ * bucket test agrees with the slot-by-slot search for every key probed,
+ * values or not.
+ */
+static void values_survive_moves(struct kunit *test)
+{
+	static const struct { u32 f, v; } t[] = {
+		{ 4, 8 }, { 8, 8 }, { 10, 3 }, { 12, 4 }, { 13, 1 },
+		{ 16, 8 }, { 24, 8 }, { 31, 1 }, { 32, 0 },
+	};
+	struct bloom_cuckoo_node *q = bt_alloc(test, sizeof(*q) *
+					       BLOOM_CUCKOO_NODES);
+	unsigned int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	for (n = 0; n < ARRAY_SIZE(t); n++) {
+		u32 w = t[n].f + t[n].v, mask = (1U << t[n].v) - 1;
+		struct bloom_geom g = {
+			.key_type = BLOOM_KEY_BYTES, .seed = 11 + n,
+			.layout = BLOOM_LAYOUT_CUCKOO, .hashes = t[n].f,
+			.value_bits = t[n].v, .bits = 997ULL * 4 * w,
+		};
+		struct bt_filter *f = bt_filter_new(test, &g);
+		u64 i, moves = 0, added = 0, keys = 997 * 4 * 9 / 10;
+
+		for (i = 0; i < keys; i++)
+			added += bloom_cuckoo_insert_within(&f->c, f->b,
+					bt_hash(f, i), (u32)(i * 7) & mask, q,
+					BLOOM_CUCKOO_NODES, NULL, &moves,
+					true) >= 0;
+		KUNIT_EXPECT_TRUE_MSG(test, moves > 0, "f %u v %u", t[n].f,
+				      t[n].v);
+		for (i = 0; i < keys + 2000; i++) {
+			struct bloom_cuckoo_key k;
+			u32 value = ~0U;
+			bool slow;
+
+			bloom_cuckoo_key(&f->c, bt_hash(f, i), &k);
+			slow = bloom_cuckoo_find(&f->c, f->b, k.i1, k.fp) >= 0 ||
+			       bloom_cuckoo_find(&f->c, f->b, k.i2, k.fp) >= 0;
+			KUNIT_ASSERT_EQ_MSG(test,
+					    bloom_cuckoo_present(&f->c, f->b, &k),
+					    slow, "f %u v %u key %llu",
+					    t[n].f, t[n].v,
+					    (unsigned long long)i);
+			if (i >= added ||
+			    bloom_cuckoo_matches(&f->c, f->b, &k) != 1)
+				continue;
+			KUNIT_ASSERT_TRUE(test, bloom_cuckoo_value(&f->c, f->b,
+								   &k, &value));
+			KUNIT_ASSERT_EQ_MSG(test, value, (u32)(i * 7) & mask,
+					    "f %u v %u key %llu", t[n].f,
+					    t[n].v, (unsigned long long)i);
+		}
+	}
+}
+
 static struct kunit_case cuckoo_cases[] = {
 	KUNIT_CASE(alt_is_its_own_inverse),
 	KUNIT_CASE(sizing_picks_the_narrowest_fingerprint),
@@ -313,6 +375,7 @@ static struct kunit_case cuckoo_cases[] = {
 	KUNIT_CASE(failed_insert_changes_nothing),
 	KUNIT_CASE(moves_copy_before_they_erase),
 	KUNIT_CASE(deletes_take_only_their_own_copy),
+	KUNIT_CASE(values_survive_moves),
 	{}
 };
 

@@ -128,14 +128,17 @@ static bool family_ok(const struct bloom_contents *c, const void *key)
 	       bloom_key_family_ok(g->flags, g->key_type, key);
 }
 
-/* Under rcu_read_lock(). */
-static bool test_rcu(struct bloom_filter *f, const void *key, size_t len)
+/* Under rcu_read_lock(): is @key in @c, and with what @value (or NULL)? */
+static bool member_lookup(struct bloom_contents *c, const void *key,
+			  size_t len, u32 *value)
 {
-	struct bloom_contents *c = rcu_dereference(f->contents);
+	u64 h;
 
 	if (!family_ok(c, key))
 		return false;
-	return bloom_contents_test(c, bloom_hash(&c->core, key, len));
+	h = bloom_hash(&c->core, key, len);
+	return value ? bloom_contents_value(c, h, value) :
+		       bloom_contents_test(c, h);
 }
 
 /**
@@ -159,7 +162,7 @@ bool bloom_test(struct bloom_filter *f, const void *key, size_t len)
 		return bloom_value(f, key, len, &value);
 
 	rcu_read_lock();
-	hit = test_rcu(f, key, len);
+	hit = member_lookup(rcu_dereference(f->contents), key, len, NULL);
 	rcu_read_unlock();
 	count(f, hit);
 	return hit;
@@ -181,13 +184,11 @@ EXPORT_SYMBOL_GPL(bloom_test);
 bool bloom_value(struct bloom_filter *f, const void *key, size_t len,
 		 u32 *value)
 {
-	struct bloom_contents *c;
 	bool hit;
 
+	*value = 0;
 	rcu_read_lock();
-	c = rcu_dereference(f->contents);
-	hit = family_ok(c, key) &&
-	      bloom_contents_value(c, bloom_hash(&c->core, key, len), value);
+	hit = member_lookup(rcu_dereference(f->contents), key, len, value);
 	rcu_read_unlock();
 	count_value(f, hit, *value);
 	return hit;
@@ -452,6 +453,7 @@ bool bloom_value_net(struct bloom_filter *f, const u8 addr[16], u32 *value)
 {
 	bool hit;
 
+	*value = 0;
 	rcu_read_lock();
 	hit = net_walk(rcu_dereference(f->contents), addr, value);
 	rcu_read_unlock();
@@ -481,18 +483,16 @@ int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	u8 type = c->core.g.key_type;
-	u32 value = 0;
+	u32 value = 0, *want = f->value_hits ? &value : NULL;
 	int ret;
 
 	if (add)
 		ret = add_rcu(f, key, len, false);
 	else if (type == BLOOM_KEY_NET && len == sizeof(struct bloom_key_addr))
-		ret = net_walk(c, key, &value);
+		ret = net_walk(c, key, want);
 	else
 		ret = bloom_key_check(type, key, len) ?:
-		      (family_ok(c, key) &&
-		       bloom_contents_value(c, bloom_hash(&c->core, key, len),
-					    &value));
+		      member_lookup(c, key, len, want);
 	if (add && (ret >= 0 || ret == -ENOSPC))
 		count(f, ret == 1);
 	else if (!add && ret >= 0)

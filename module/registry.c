@@ -180,15 +180,26 @@ static void bump_generation(struct bloom_net *bn, struct bloom_contents *c)
 }
 
 /*
+ * The bytes a filter holds beside its contents and counts in the budget:
+ * its per-value counters, one set per possible CPU.
+ */
+static size_t filter_bytes(const struct bloom_filter *f)
+{
+	return f->value_hits ? (size_t)(f->value_mask + 1) * sizeof(u64) *
+			       num_possible_cpus() : 0;
+}
+
+/*
  * Under bn->lock: count @c in the budget instead of @old (NULL for a new
- * filter), which is retired at the same time: contents that grow charge
- * the budget under its lock unless retired, so @old's size is final here.
+ * filter, which brings @extra bytes of its own), which is retired at the
+ * same time: contents that grow charge the budget under its lock unless
+ * retired, so @old's size is final here.
  */
 static int account(struct bloom_net *bn, struct bloom_contents *c,
-		   struct bloom_contents *old)
+		   struct bloom_contents *old, size_t extra)
 {
 	struct bloom_budget *b = &bn->budget;
-	size_t was, now = bloom_contents_size(c);
+	size_t was, now = bloom_contents_size(c) + extra;
 	int err;
 
 	spin_lock(&b->lock);
@@ -214,7 +225,7 @@ static int replace_contents(struct bloom_net *bn, struct bloom_filter *f,
 			    struct bloom_contents *c,
 			    struct bloom_contents **old)
 {
-	int err = account(bn, c, contents_locked(bn, f));
+	int err = account(bn, c, contents_locked(bn, f), 0);
 
 	if (err)
 		return err;
@@ -238,11 +249,13 @@ static void drop_old(struct bloom_contents *old)
 	bloom_contents_put(old);
 }
 
-/* Under bn->lock: @c, unlisted with its filter, counts no more. */
-static void unaccount(struct bloom_net *bn, struct bloom_contents *c)
+/* Under bn->lock: @f, unlisted, and its contents count no more. */
+static void unaccount(struct bloom_net *bn, struct bloom_filter *f)
 {
+	struct bloom_contents *c = contents_locked(bn, f);
+
 	spin_lock(&bn->budget.lock);
-	bn->budget.bytes -= bloom_contents_size(c);
+	bn->budget.bytes -= bloom_contents_size(c) + filter_bytes(f);
 	bloom_contents_retire(c);
 	spin_unlock(&bn->budget.lock);
 }
@@ -314,7 +327,7 @@ static int add_filter(struct net *net, struct bloom_net *bn,
 			      &bloom_next_id, GFP_KERNEL_ACCOUNT);
 	reserved = err >= 0;
 	if (reserved)
-		err = account(bn, c, NULL);
+		err = account(bn, c, NULL, filter_bytes(f));
 	if (err < 0) {
 		if (reserved)
 			xa_erase(&bloom_ids, f->id);
@@ -506,7 +519,7 @@ int bloom_registry_destroy(struct net *net, const char *name)
 		list_del_rcu(&f->list);
 		xa_erase(&bloom_ids, f->id);
 		bn->nfilters--;
-		unaccount(bn, contents_locked(bn, f));
+		unaccount(bn, f);
 	}
 	mutex_unlock(&bn->lock);
 	if (err)

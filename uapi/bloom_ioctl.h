@@ -211,20 +211,20 @@ struct bloom_ioc_cuckoo {
 };
 
 /*
- * BLOOM_IOC_FUSE: the shape of a static filter (EOPNOTSUPP for other
- * kinds). INFO tells the rest: @hashes is the fingerprint width and
- * @capacity the keys it was built from.
- */
-/*
  * BLOOM_IOC_VALUE_HITS: packets matched per value, by a filter created
  * with values of at most BLOOM_VALUE_HITS_BITS bits (a cuckoo filter
  * with values, a static map): every packet-path lookup that matched
- * (the match, the kfuncs, bloom_test() and its kin) counts under the
- * value it found, a false positive under the value of the key it
- * matched. @values is how many values the filter counts (2^v; 0: none),
- * of which the first min(@values, @count) counts, value 0 first, are
- * copied to @buf (an array of @count __u64). The counts stay with the
- * filter when its contents are swapped or replaced.
+ * (the match, the kfuncs, bloom_test(), bloom_value() and their _net
+ * forms; not the test-and-add of update mode, which has no value)
+ * counts under the value it found, a false positive under the value of
+ * the key it matched. @values is how many values the filter counts
+ * (2^v; 0: none), of which the first min(@values, @count) counts,
+ * value 0 first, are copied to @buf (an array of @count __u64). The
+ * counts belong to the filter: CLEAR, SWAP and RESTORE with
+ * BLOOM_RESTORE_REPLACE keep them (contents swapped in with wider
+ * values count under their value's low v bits), DESTROY ends them.
+ * They take (2^v) * 8 bytes per possible CPU of the namespace's budget
+ * (BLOOM_IOC_LIMITS).
  */
 #define BLOOM_VALUE_HITS_BITS	8
 
@@ -236,6 +236,11 @@ struct bloom_ioc_value_hits {
 	__u64	reserved[2];
 };
 
+/*
+ * BLOOM_IOC_FUSE: the shape of a static filter (EOPNOTSUPP for other
+ * kinds). INFO tells the rest: @hashes is the fingerprint width and
+ * @capacity the keys it was built from.
+ */
 struct bloom_ioc_fuse {
 	char	name[BLOOM_NAME_MAX];	/* in */
 	__u64	keys;			/* out: n */

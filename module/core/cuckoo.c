@@ -100,6 +100,7 @@ static void slot_set(const struct bloom_core *c, struct bloom_bits *b, u64 i,
 	bloom_word_t *w = &b->words[pos / 64];
 	u64 mask = slot_mask(c);
 
+	e &= mask;	/* never into the next slot, whatever the caller gave */
 	bloom_word_set(w, (bloom_word_read(w) & ~(mask << sh)) |
 			  (u64)e << sh);
 	if (sh + width > 64) {
@@ -183,7 +184,8 @@ bool bloom_cuckoo_value(const struct bloom_core *c, const struct bloom_bits *b,
 		for (j = 0; j < BLOOM_CUCKOO_SLOTS; j++) {
 			e = entry(c, b, i[n], j);
 			if ((e & fp_mask(c)) == k->fp) {
-				*value = e >> c->g.hashes;
+				/* f may be 32 when there are no values */
+				*value = (u64)e >> c->g.hashes;
 				return true;
 			}
 		}

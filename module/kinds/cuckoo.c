@@ -161,7 +161,7 @@ enum read_mode {
 	READ_TEST,	/* a hit is an answer at once: at worst a false positive */
 	READ_SURE,	/* a hit too must be read clean (test-and-add) */
 	READ_COUNT,	/* how many copies, read clean */
-	READ_VALUE,	/* as READ_TEST, and the value of the copy found */
+	READ_VALUE,	/* as READ_SURE, and the value of the copy found */
 };
 
 /* One read of @k's buckets, without a lock, or with @lock held. */
@@ -194,7 +194,7 @@ static u32 read_key(struct bloom_cuckoo *t, const struct bloom_cuckoo_key *k,
 	for (tries = 0; tries < READ_TRIES; tries++) {
 		bloom_cuckoo_read_begin(&t->c, k, &r);
 		n = read_once(t, k, mode, value);
-		if (n && (mode == READ_TEST || mode == READ_VALUE)) {
+		if (n && mode == READ_TEST) {
 			kcsan_atomic_next(0);	/* the read section ends here */
 			return n;
 		}
@@ -221,15 +221,22 @@ static bool cuckoo_test(struct bloom_contents *c, u64 h)
 }
 
 /*
- * A test that also gives the value stored beside the fingerprint, read
- * as a test reads: a hit answers at once (a slot seen half written can
- * only give a false positive, with some value of at most v bits).
+ * A test that also gives the value stored beside the fingerprint. A
+ * table without values answers as a test, with 0. With values, a hit is
+ * read clean too (as READ_SURE): a slot across two words is written low
+ * word first, so a reader between the two stores of a move's copy finds
+ * the key's fingerprint with the high bits of its value not yet there,
+ * a member with a wrong value.
  */
 static int cuckoo_value(struct bloom_contents *c, u64 h, u32 *value)
 {
 	struct bloom_cuckoo_key k;
 
 	bloom_cuckoo_key(&c->core, h, &k);
+	if (!c->core.g.value_bits) {
+		*value = 0;
+		return read_key(cuckoo(c), &k, READ_TEST, NULL);
+	}
 	return read_key(cuckoo(c), &k, READ_VALUE, value);
 }
 

@@ -738,6 +738,18 @@ static void push_value_keys(const struct keys_cmd *k, size_t i,
 	keylist_push(probes, &net);
 }
 
+/* A key's value in a snapshot file: a static map's or a cuckoo table's. */
+static bool file_value(const struct keys_cmd *k, u64 h, u32 *value)
+{
+	const struct bloom_core *c = &k->sf.core[0];
+	struct bloom_cuckoo_key ck;
+
+	if (c->g.layout == BLOOM_LAYOUT_FUSE)
+		return bloom_fuse_lookup(c, k->sf.bits[0], h, value);
+	bloom_cuckoo_key(c, h, &ck);
+	return bloom_cuckoo_value(c, k->sf.bits[0], &ck, value);
+}
+
 /* Values of @probes into @values, from the kernel or the file. */
 static void lookup_values(struct keys_cmd *k, const struct keylist *probes,
 			  u32 *values)
@@ -759,10 +771,9 @@ static void lookup_values(struct keys_cmd *k, const struct keylist *probes,
 		for (i = at; i < at + n; i++) {
 			const void *key = rec_key(probes->type,
 						  keylist_rec(probes, i), &len);
-			u64 h = bloom_hash(&k->sf.core[0], key, len);
 
-			if (!bloom_fuse_lookup(&k->sf.core[0], k->sf.bits[0],
-					       h, &values[i]))
+			if (!file_value(k, bloom_hash(&k->sf.core[0], key, len),
+					&values[i]))
 				values[i] = BLOOM_VALUE_ABSENT;
 		}
 	}

@@ -104,16 +104,16 @@ static const errmask allowed[NCMDS + 1] = {
 	[BAD_CMD] = E(ENOTTY),
 };
 
-static const char *const cmd_names[NCMDS + 1] = {
+static const char *const cmd_names[] = {
 	"VERSION", "CREATE", "DESTROY", "RENAME", "CLEAR", "ADD", "TEST",
 	"DEL", "COUNT", "INFO", "LIST", "SWAP", "UNION", "INTERSECT",
 	"HALVE", "ESTIMATE", "SAVE", "RESTORE", "LIMITS", "ROTATE", "STAGES",
-	"CUCKOO", "FUSE", "VALUE", "ID", "(unknown)",
+	"CUCKOO", "FUSE", "VALUE", "ID", "VALUE_HITS", "(unknown)",
 };
 static_assert(sizeof(cmd_names) / sizeof(cmd_names[0]) == NCMDS + 1,
 	      "a command the fuzzer does not name");
 
-static const unsigned long cmd_of[NCMDS] = {
+static const unsigned long cmd_of[] = {
 	BLOOM_IOC_VERSION, BLOOM_IOC_CREATE, BLOOM_IOC_DESTROY,
 	BLOOM_IOC_RENAME, BLOOM_IOC_CLEAR, BLOOM_IOC_ADD, BLOOM_IOC_TEST,
 	BLOOM_IOC_DEL, BLOOM_IOC_COUNT, BLOOM_IOC_INFO, BLOOM_IOC_LIST,
@@ -121,7 +121,10 @@ static const unsigned long cmd_of[NCMDS] = {
 	BLOOM_IOC_ESTIMATE, BLOOM_IOC_SAVE, BLOOM_IOC_RESTORE,
 	BLOOM_IOC_LIMITS, BLOOM_IOC_ROTATE, BLOOM_IOC_STAGES,
 	BLOOM_IOC_CUCKOO, BLOOM_IOC_FUSE, BLOOM_IOC_VALUE, BLOOM_IOC_ID,
+	BLOOM_IOC_VALUE_HITS,
 };
+static_assert(sizeof(cmd_of) / sizeof(cmd_of[0]) == NCMDS,
+	      "a command the fuzzer does not send");
 
 /*
  * A static map: 192.0.2.1 to 192.0.2.5 with values 1 to 5, fuse8, seed

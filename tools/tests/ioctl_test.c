@@ -1504,9 +1504,10 @@ static void test_cuckoo_values(void)
 		right += counts[i] == 1 && got[i] == values[i];
 	}
 	result(all, "every key added is present");
-	result(unique > 900 && right == unique,
-	       "each key no other shares a fingerprint with has its own value (%d of %d)",
-	       right, unique);
+	cuckoo_info("cv", &ck);
+	result(unique > 900 && right == unique && ck.moves > 0,
+	       "each key no other shares a fingerprint with has its own value, moved ones too (%d of %d, %llu moves)",
+	       right, unique, (unsigned long long)ck.moves);
 	values[940] = 3;
 	values[941] = 16;
 	expect_err("a value wider than 4 bits is ERANGE",
@@ -1517,6 +1518,7 @@ static void test_cuckoo_values(void)
 		all &= !hits[i];
 	result(vh.values == 16 && all,
 	       "it counts 16 values, none matched yet (%u)", vh.values);
+	vh.values = 0;
 	vh.reserved[1] = 1;
 	expect_err("VALUE_HITS with a reserved field is EINVAL",
 		   io(BLOOM_IOC_VALUE_HITS, &vh), -EINVAL);
