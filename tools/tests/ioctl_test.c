@@ -1456,6 +1456,26 @@ static int value_hits(const char *name, __u64 *buf, __u32 count,
 	return io(BLOOM_IOC_VALUE_HITS, out);
 }
 
+/* The possible CPUs, from sysfs ("0-N" or "0"): per-CPU counters' count. */
+static unsigned int possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	unsigned int a = 0, b = 0;
+	int n = f ? fscanf(f, "%u-%u", &a, &b) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 2 ? b + 1 : n == 1 ? a + 1 : 0;
+}
+
+static __u64 budget_bytes(void)
+{
+	struct bloom_ioc_limits l = {};
+
+	io(BLOOM_IOC_LIMITS, &l);
+	return l.bytes;
+}
+
 /*
  * A cuckoo filter with 4-bit values. Its size is worked out here: the
  * buckets and fingerprint of test_cuckoo() (332 of 10 bits for 1000 keys
@@ -1473,7 +1493,8 @@ static void test_cuckoo_values(void)
 	struct bloom_ioc_value_hits vh;
 	struct bloom_ioc_cuckoo ck;
 	struct bloom_ioc_batch b;
-	__u64 hits[20];
+	struct bloom_ioc_info in;
+	__u64 hits[20], bytes0 = budget_bytes(), counters;
 	unsigned char *img;
 	size_t len;
 	int i, unique = 0, right = 0, all;
@@ -1481,6 +1502,13 @@ static void test_cuckoo_values(void)
 	name_of(c.name, "cv");
 	expect_err("CREATE a cuckoo filter with 4-bit values",
 		   io(BLOOM_IOC_CREATE, &c), 0);
+	info("cv", &in);
+	counters = 16ULL * 8 * possible_cpus();
+	result(possible_cpus() && budget_bytes() - bytes0 ==
+	       in.mem_bytes + counters,
+	       "the budget counts its table and its counters (%llu + %llu bytes)",
+	       (unsigned long long)in.mem_bytes,
+	       (unsigned long long)counters);
 	result(c.hashes == 10 && c.bits == 332 * 4 * 14,
 	       "it has 332 buckets of 10-bit fingerprints and 4-bit values (%u, %llu bits)",
 	       c.hashes, (unsigned long long)c.bits);
@@ -1551,6 +1579,10 @@ static void test_cuckoo_values(void)
 		   -EINVAL);
 	destroy("cv");
 	destroy("cv2");
+	result(budget_bytes() == bytes0,
+	       "destroyed, they leave the budget as it was (%llu, %llu bytes)",
+	       (unsigned long long)budget_bytes(),
+	       (unsigned long long)bytes0);
 }
 
 /* Runs @fn in a child; returns its exit status. */
