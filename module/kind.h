@@ -90,7 +90,9 @@ struct bloom_payload_in {
  *	1 if it was present, 0 if added, -ENOSPC when new and full. As
  *	@test. NULL: contents built once (static), never added to
  * @value: is @h present, and its value (0 for contents without values)?
- *	1 and *@value, or 0. As @test. NULL: @test, and the value 0
+ *	1 and *@value, or 0 and *@value 0. As @test, but a hit in contents
+ *	with values is read as consistently as @add's. NULL: @test, and
+ *	the value 0
  * @add_copy: add @h with value @value (below 2^value_bits), storing a
  *	copy even if present (cuckoo, for BLOOM_IOC_ADD and bloom_add():
  *	each add then takes a delete); returns as @add. NULL: @add, and
@@ -309,7 +311,8 @@ static inline int bloom_contents_add_copy(struct bloom_contents *c, u64 h,
  * bloom_contents_value() - is a hash present, and with what value?
  * @c: contents, under rcu_read_lock()
  * @h: bloom_hash() of the key
- * @value: set to the key's value when present: a static map's, else 0
+ * @value: set to the key's value: a static map's or a cuckoo table's
+ *	with values; 0 for others, and when absent
  *
  * Return: true if the key may be present.
  */

@@ -179,6 +179,20 @@ static void bump_generation(struct bloom_net *bn, struct bloom_contents *c)
 	WRITE_ONCE(c->generation, ++bn->generation);
 }
 
+/**
+ * bloom_value_hits_bytes() - what a new filter's per-value counters take
+ * @g: the geometry of its first contents
+ *
+ * Return: the bytes of one counter per value per possible CPU, for
+ * values of 1 to BLOOM_VALUE_HITS_BITS bits; else 0 (none are kept).
+ */
+size_t bloom_value_hits_bytes(const struct bloom_geom *g)
+{
+	if (!g->value_bits || g->value_bits > BLOOM_VALUE_HITS_BITS)
+		return 0;
+	return (sizeof(u64) << g->value_bits) * num_possible_cpus();
+}
+
 /*
  * The bytes a filter holds beside its contents and counts in the budget:
  * its per-value counters, one set per possible CPU.
@@ -455,7 +469,8 @@ int bloom_registry_prepare(struct net *net, const char *name,
 		return -EOPNOTSUPP;
 	if (!g->capacity)
 		g->capacity = bloom_geom_default_capacity(g);
-	err = bloom_registry_room(net, bloom_contents_bytes(g), NULL);
+	err = bloom_registry_room(net, bloom_contents_bytes(g) +
+				  bloom_value_hits_bytes(g), NULL);
 	if (err)
 		return err;
 	if (!(g->flags & BLOOM_F_FIXED_SEED))

@@ -132,6 +132,7 @@ int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 		    bool add);
 
 u32 bloom_filter_value_hits(struct bloom_filter *f, u64 *hits, u32 n);
+size_t bloom_value_hits_bytes(const struct bloom_geom *g);
 struct bloom_contents *bloom_contents_get(struct bloom_filter *f);
 int bloom_filter_report(struct bloom_filter *f, struct bloom_contents *c,
 			struct bloom_report *r);

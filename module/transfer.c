@@ -488,7 +488,10 @@ long bloom_ioc_restore(struct net *net, void *arg, unsigned int cmd)
 	err = bloom_snap_check_hdr(&hdr, r->len, &info);
 	if (err)
 		return err;
-	err = bloom_registry_room(net, bloom_contents_snap_bytes(&info),
+	/* A new filter's counters too; one replaced keeps its own. */
+	err = bloom_registry_room(net, bloom_contents_snap_bytes(&info) +
+				  (r->flags & BLOOM_RESTORE_REPLACE ? 0 :
+				   bloom_value_hits_bytes(&info.geom)),
 				  r->flags & BLOOM_RESTORE_REPLACE ?
 				  r->name : NULL);
 	if (err)

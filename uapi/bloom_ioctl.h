@@ -217,7 +217,8 @@ struct bloom_ioc_cuckoo {
  * (the match, the kfuncs, bloom_test(), bloom_value() and their _net
  * forms; not the test-and-add of update mode, which has no value)
  * counts under the value it found, a false positive under the value of
- * the key it matched. @values is how many values the filter counts
+ * the key it matched (a lookup that kept meeting writers, from hard
+ * interrupt context, under 0). @values is how many values the filter counts
  * (2^v; 0: none), of which the first min(@values, @count) counts,
  * value 0 first, are copied to @buf (an array of @count __u64). The
  * counts belong to the filter: CLEAR, SWAP and RESTORE with

@@ -231,13 +231,16 @@ static bool cuckoo_test(struct bloom_contents *c, u64 h)
 static int cuckoo_value(struct bloom_contents *c, u64 h, u32 *value)
 {
 	struct bloom_cuckoo_key k;
+	u32 n;
 
 	bloom_cuckoo_key(&c->core, h, &k);
-	if (!c->core.g.value_bits) {
-		*value = 0;
+	*value = 0;
+	if (!c->core.g.value_bits)
 		return read_key(cuckoo(c), &k, READ_TEST, NULL);
-	}
-	return read_key(cuckoo(c), &k, READ_VALUE, value);
+	n = read_key(cuckoo(c), &k, READ_VALUE, value);
+	if (!n)
+		*value = 0;	/* a hit read dirty, then a clean miss */
+	return n;
 }
 
 /*

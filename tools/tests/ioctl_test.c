@@ -1456,16 +1456,21 @@ static int value_hits(const char *name, __u64 *buf, __u32 count,
 	return io(BLOOM_IOC_VALUE_HITS, out);
 }
 
-/* The possible CPUs, from sysfs ("0-N" or "0"): per-CPU counters' count. */
+/* The possible CPUs, from sysfs ("0-3,8-11"): per-CPU counters' count. */
 static unsigned int possible_cpus(void)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	unsigned int a = 0, b = 0;
-	int n = f ? fscanf(f, "%u-%u", &a, &b) : 0;
+	unsigned int a, b, cpus = 0;
+	int n;
 
+	while (f && (n = fscanf(f, "%u-%u", &a, &b)) >= 1) {
+		cpus += n == 2 ? b - a + 1 : 1;
+		if (fgetc(f) != ',')
+			break;
+	}
 	if (f)
 		fclose(f);
-	return n == 2 ? b + 1 : n == 1 ? a + 1 : 0;
+	return cpus;
 }
 
 static __u64 budget_bytes(void)
