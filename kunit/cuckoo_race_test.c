@@ -7,7 +7,10 @@
  * buckets, deletes them again, and goes round; meanwhile readers test
  * every kept key, singly and in batches (one writer, one reader: the
  * test machine has two CPUs). A single miss fails. The case
- * also checks that moves did happen while the readers ran.
+ * also checks that moves did happen while the readers ran. A second
+ * case does the same with values: every key has the value 0xff beside
+ * a 13-bit fingerprint, in 21-bit slots that straddle words, and a
+ * reader that gets any other value (a slot read half written) fails.
  *
  * The writer deletes only keys whose add stored them: a key whose add
  * found another's fingerprint (present) would, deleted, take that
@@ -34,6 +37,7 @@ struct race {
 	u64 kept[KEPT];
 	u64 churn[CHURN];
 	bool stored[CHURN];
+	u32 value;			/* every key's, or 0: no values */
 	atomic64_t misses, tests;	/* the reader's */
 	int writer_err;
 };
@@ -54,9 +58,15 @@ static int writer_fn(void *arg)
 	while (!kthread_should_stop()) {
 		for (i = 0; i < CHURN; i++) {
 			rcu_read_lock();
-			ret = bloom_contents_add(r->c, r->churn[i], -1);
+			if (r->value) {	/* an add that stores, with a value */
+				ret = bloom_contents_add_value(r->c, r->churn[i],
+							       -1, r->value);
+				r->stored[i] = ret >= 0;
+			} else {
+				ret = bloom_contents_add(r->c, r->churn[i], -1);
+				r->stored[i] = !ret;
+			}
 			rcu_read_unlock();
-			r->stored[i] = !ret;
 		}
 		for (i = 0; i < CHURN; i++) {
 			if (r->stored[i] &&
@@ -70,6 +80,17 @@ static int writer_fn(void *arg)
 	return 0;
 }
 
+/* Kept key @i tests present, and with its value. Under RCU. */
+static bool kept_found(struct race *r, u32 i)
+{
+	u32 value;
+
+	if (!r->value)
+		return bloom_contents_test(r->c, r->kept[i]);
+	return bloom_contents_value(r->c, r->kept[i], &value) &&
+	       value == r->value;
+}
+
 static int reader_fn(void *arg)
 {
 	struct race *r = arg;
@@ -79,7 +100,7 @@ static int reader_fn(void *arg)
 	while (!kthread_should_stop()) {
 		rcu_read_lock();
 		for (i = 0; i < KEPT; i++)
-			if (!bloom_contents_test(r->c, r->kept[i]))
+			if (!kept_found(r, i))
 				atomic64_inc(&r->misses);
 		for (i = 0; i + BATCH <= KEPT; i += BATCH) {
 			hits = r->c->ops->test_batch(r->c, &r->kept[i], BATCH,
@@ -93,7 +114,7 @@ static int reader_fn(void *arg)
 	return 0;
 }
 
-static void readers_never_miss_moved_keys(struct kunit *test)
+static void race(struct kunit *test, u32 value)
 {
 	struct bloom_geom g = { .layout = BLOOM_LAYOUT_CUCKOO, .hashes = 12,
 				.bits = BUCKETS * 4 * 12, .capacity = 48,
@@ -108,13 +129,19 @@ static void readers_never_miss_moved_keys(struct kunit *test)
 	rep = kunit_kzalloc(test, sizeof(*rep), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_NOT_NULL(test, rep);
+	if (value) {	/* 13 + 8 bits: slots across words */
+		g.hashes = 13;
+		g.value_bits = 8;
+		g.bits = BUCKETS * 4 * 21;
+	}
+	r->value = value;
 	r->c = bloom_contents_new(&g);
 	KUNIT_ASSERT_NOT_NULL(test, r->c);
 	for (i = 0; i < KEPT; i++) {
 		r->kept[i] = hash_of(r->c, i);
 		rcu_read_lock();
-		KUNIT_ASSERT_GE(test, bloom_contents_add(r->c, r->kept[i], -1),
-				0);
+		KUNIT_ASSERT_GE(test, bloom_contents_add_value(r->c, r->kept[i],
+							       -1, value), 0);
 		rcu_read_unlock();
 	}
 	for (i = 0; i < CHURN; i++)
@@ -140,6 +167,16 @@ static void readers_never_miss_moved_keys(struct kunit *test)
 	KUNIT_EXPECT_GT(test, rep->moves - moves, 1000ULL);
 	bloom_contents_put(r->c);
 	rcu_barrier();		/* the free is queued: let it run */
+}
+
+static void readers_never_miss_moved_keys(struct kunit *test)
+{
+	race(test, 0);
+}
+
+static void readers_see_moved_values_whole(struct kunit *test)
+{
+	race(test, 0xff);
 }
 
 /* Which of its buckets holds key @k's fingerprint: 1, 2, or 0. */
@@ -326,6 +363,7 @@ static struct kunit_case cuckoo_race_cases[] = {
 	KUNIT_CASE(a_move_invalidates_reads_of_its_key),
 	KUNIT_CASE(a_miss_across_a_move_is_read_again),
 	KUNIT_CASE_SLOW(readers_never_miss_moved_keys),
+	KUNIT_CASE_SLOW(readers_see_moved_values_whole),
 	{}
 };
 
