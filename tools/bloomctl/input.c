@@ -320,7 +320,7 @@ static const char *file_value(struct keylist *kl, const char *arg,
 	if (!eq || !access(arg, F_OK))
 		return arg;
 	if (!kl->with_values)
-		die("%s: -f %s: =VALUE gives the file's keys a value: it needs a filter with values (build --kind fuse8 or fuse16 --values; create --layout cuckoo --value-bits)",
+		die("%s: -f %s: =VALUE gives the file's keys a value: it needs --values (build --kind fuse8 or fuse16 --values), or a filter with values (create --layout cuckoo --value-bits)",
 		    cmd, arg);
 	die("%s: -f %s: bad value '%.32s' (0 to %u)", cmd, arg, eq + 1,
 	    kl->value_max);
