@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -21,7 +22,7 @@
 #define CHUNK (256 << 10)
 #define FAULT_BYTES (128L << 20)
 
-static volatile sig_atomic_t handled;
+static volatile sig_atomic_t handled;	/* SIGUSR1s: the rounds' own */
 static volatile double sink;
 static int have_avx512;
 static char *scratch;
@@ -76,9 +77,9 @@ static void handler(int sig)
 	if (have_avx512)
 		clobber_zmm16();
 	p = scratch;
-	if (p)
-		memset(p, sig, CHUNK);
-	handled++;
+	memset(p, sig, CHUNK);
+	if (sig == SIGUSR1)
+		handled++;
 }
 
 int main(void)
@@ -89,8 +90,14 @@ int main(void)
 	volatile char *mem;
 
 	have_avx512 = __builtin_cpu_supports("avx512f");
-	scratch = malloc(CHUNK);
+	scratch = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (scratch == MAP_FAILED) {
+		perror("uml-check");
+		return 1;
+	}
 	memset(&sa, 0, sizeof(sa));
+	sigfillset(&sa.sa_mask);	/* one handler at a time */
 	sa.sa_handler = handler;
 	if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGALRM, &sa, NULL) ||
 	    setitimer(ITIMER_REAL, &tick, NULL)) {
@@ -100,6 +107,7 @@ int main(void)
 	for (i = 0; i < ROUNDS; i++) {
 		double a = 1.5 + i, b;
 		unsigned long x = 0x0123456789abcdefUL ^ i, y;
+		sig_atomic_t before = handled;
 
 		/* xmm8 and the x87 stack hold values across a signal. */
 		__asm__ volatile("movq %2, %%xmm8\n\t"
@@ -115,9 +123,11 @@ int main(void)
 				 : "=r"(y), "=m"(b)
 				 : "r"(x), "m"(a)
 				 : "rax", "rcx", "rdi", "rsi", "r11", "xmm8", "memory");
-		if (x != y || a != b)
+		/* The handler must have run in between, or nothing was tested. */
+		if (x != y || a != b || handled != before + 1)
 			lost++;
-		else if (have_avx512 && zmm16_across_signal(x) != x)
+		else if (have_avx512 && (zmm16_across_signal(x) != x ||
+					 handled != before + 2))
 			lost++;
 	}
 	/*
@@ -134,8 +144,8 @@ int main(void)
 		mem[i] = i;
 	free((void *)mem);
 	setitimer(ITIMER_REAL, &off, NULL);
-	if (lost || handled < ROUNDS) {
-		fprintf(stderr, "uml-check: %ld of %d rounds lost an FP register, %d signals handled\n",
+	if (lost || handled != ROUNDS * (1 + have_avx512)) {
+		fprintf(stderr, "uml-check: %ld of %d rounds lost an FP register or saw no signal, %d SIGUSR1 handled\n",
 			lost, ROUNDS, (int)handled);
 		return 1;
 	}
