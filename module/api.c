@@ -263,8 +263,10 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
 		return ret;
 	if (!family_ok(c, key))
 		return -EAFNOSUPPORT;
-	if (c->core.g.key_type == BLOOM_KEY_NET)
+	if (c->core.g.key_type == BLOOM_KEY_NET) {
 		plen = ((const struct bloom_key_net *)key)->plen;
+		bloom_contents_note_net(c, key);
+	}
 	h = bloom_hash(&c->core, key, len);
 	ret = copy ? bloom_contents_add_copy(c, h, plen) :
 		     bloom_contents_add(c, h, plen);
@@ -381,7 +383,8 @@ EXPORT_SYMBOL_GPL(bloom_rotate);
 /*
  * Under rcu_read_lock(): probe each prefix length @c holds of @addr's
  * family (an IPv4 address only the IPv4 ones), longest first, up to the
- * first present; with @value, ask for its value.
+ * first present; with @value, ask for its value. An address whose /16
+ * no prefix reaches is absent without a probe (the summary).
  */
 static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
 {
@@ -393,6 +396,8 @@ static bool net_walk(struct bloom_contents *c, const u8 addr[16], u32 *value)
 
 	if (unlikely(c->core.g.flags & BLOOM_F_FAMILY) &&
 	    !bloom_key_family_ok(c->core.g.flags, BLOOM_KEY_ADDR, addr))
+		return false;
+	if (!bloom_contents_net_may_hold(c, addr))
 		return false;
 	bloom_contents_plens(c, plens);
 	bloom_net_family_plens(plens, addr);

@@ -24,6 +24,26 @@ static const struct bloom_kind_ops *kind_of(const struct bloom_geom *g)
 	return &bloom_plain_ops;
 }
 
+/* The bytes of the /16 summary contents of @g carry, if any. */
+static size_t summary_bytes(const struct bloom_geom *g)
+{
+	u64 words = bloom_summary_words(g);
+
+	return words ? struct_size_t(struct bloom_summary, words, words) : 0;
+}
+
+static struct bloom_summary *summary_get(struct bloom_summary *s)
+{
+	refcount_inc(&s->ref);
+	return s;
+}
+
+static void summary_put(struct bloom_summary *s)
+{
+	if (s && refcount_dec_and_test(&s->ref))
+		kvfree(s);
+}
+
 /**
  * bloom_contents_bytes() - the size of contents of a valid geometry
  * @g: the geometry
@@ -39,7 +59,7 @@ size_t bloom_contents_bytes(const struct bloom_geom *g)
 	struct bloom_core core;
 
 	bloom_core_init(&core, g);
-	return kind_of(g)->bytes(&core);
+	return size_add(kind_of(g)->bytes(&core), summary_bytes(g));
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_bytes);
 
@@ -55,16 +75,17 @@ size_t bloom_contents_snap_bytes(const struct bloom_snap_info *info)
 	const struct bloom_kind_ops *ops = kind_of(&info->geom);
 
 	if (ops->snap_bytes)
-		return ops->snap_bytes(info);
+		return size_add(ops->snap_bytes(info),
+				summary_bytes(&info->geom));
 	return bloom_contents_bytes(&info->geom);
 }
 
 /* Under the budget's lock once published: contents may grow. */
 size_t bloom_contents_size(const struct bloom_contents *c)
 {
-	if (c->ops->size)
-		return c->ops->size(c);
-	return c->ops->bytes(&c->core);
+	size_t kind = c->ops->size ? c->ops->size(c) : c->ops->bytes(&c->core);
+
+	return size_add(kind, summary_bytes(&c->core.g));
 }
 
 /**
@@ -84,7 +105,16 @@ struct bloom_contents *bloom_contents_new(const struct bloom_geom *g)
 	if (!c)
 		return NULL;
 	bloom_contents_init(c, ops, &core);
+	if (summary_bytes(g)) {
+		c->summary = bloom_array_alloc(summary_bytes(g));
+		if (!c->summary) {
+			kvfree(c);
+			return NULL;
+		}
+		refcount_set(&c->summary->ref, 1);
+	}
 	if (ops->init && ops->init(c)) {
+		summary_put(c->summary);
 		kvfree(c);
 		return NULL;
 	}
@@ -97,6 +127,7 @@ void bloom_contents_free(struct bloom_contents *c)
 {
 	if (c->ops->destroy)
 		c->ops->destroy(c);
+	summary_put(c->summary);
 	kvfree(c);
 }
 EXPORT_SYMBOL_IF_KUNIT(bloom_contents_free);
@@ -214,6 +245,20 @@ int bloom_contents_combine(struct bloom_contents *dst,
 	if (bloom_contents_has(dst, combine) ||
 	    dst->ops->combine != src->ops->combine)
 		return -EOPNOTSUPP;
+	if (bloom_geom_same(&dst->core, &src->core))
+		return -EINVAL;
+	/*
+	 * A union's /16s first, so that no reader sees a key of @src in
+	 * @dst's array before its /16; contents without a summary (restored
+	 * from an older snapshot) say nothing of theirs. An intersection
+	 * keeps @dst's, which cover it. A failed union leaves extra bits,
+	 * which only cost a walk.
+	 */
+	if (!intersect && dst->summary && src->summary)
+		bloom_summary_union(dst->summary->words, src->summary->words,
+				    &dst->core.g);
+	else if (!intersect && dst->summary)
+		bloom_summary_fill(dst->summary->words, &dst->core.g);
 	return dst->ops->combine(dst, src, intersect);
 }
 
@@ -230,8 +275,17 @@ int bloom_contents_estimate(struct bloom_contents *a, struct bloom_contents *b,
 struct bloom_contents *bloom_contents_halve(struct bloom_contents *c)
 {
 	int err = bloom_contents_has(c, halve);
+	struct bloom_contents *half;
 
-	return err ? ERR_PTR(err) : c->ops->halve(c);
+	if (err)
+		return ERR_PTR(err);
+	half = c->ops->halve(c);
+	/* The same keys, the same /16s: adds to either mark them. */
+	if (!IS_ERR(half) && c->summary) {
+		summary_put(half->summary);
+		half->summary = summary_get(c->summary);
+	}
+	return half;
 }
 
 int bloom_contents_rotate(struct bloom_contents *c)

@@ -177,6 +177,15 @@ struct bloom_budget {
 	u64 max_bytes;
 };
 
+/*
+ * A net filter's /16 summary (core/summary.c), shared by contents and
+ * the half-size contents folded from them, which hold the same keys.
+ */
+struct bloom_summary {
+	refcount_t ref;
+	bloom_word_t words[];
+};
+
 struct bloom_contents {
 	struct rcu_head rcu;
 	refcount_t ref;			/* the filter's pointer and holders */
@@ -191,6 +200,8 @@ struct bloom_contents {
 	 * indirect call. NULL for kinds with more than one.
 	 */
 	struct bloom_bits *array;
+	/* BLOOM_F_SUMMARY: set before publication, as long as the contents. */
+	struct bloom_summary *summary;
 	struct bloom_core core;		/* the geometry; key type and seed */
 };
 
@@ -255,6 +266,25 @@ extern const struct bloom_kind_ops bloom_scalable_ops;
 extern const struct bloom_kind_ops bloom_cuckoo_ops;
 /* kinds/fuse.c */
 extern const struct bloom_kind_ops bloom_fuse_ops;
+
+/* A net key is being added: its /16s may hold it from now on. */
+static inline void bloom_contents_note_net(struct bloom_contents *c,
+					   const struct bloom_key_net *k)
+{
+	if (c->summary)
+		bloom_summary_note(c->summary->words, &c->core.g, k);
+}
+
+/*
+ * May some prefix of @c hold @addr? False answers a net lookup in one
+ * word, lockless (core/summary.c); true says walk the lengths.
+ */
+static inline bool bloom_contents_net_may_hold(struct bloom_contents *c,
+					       const u8 *addr)
+{
+	return !c->summary ||
+	       bloom_summary_test(c->summary->words, &c->core.g, addr);
+}
 
 /**
  * bloom_contents_test() - is a hash present? Under rcu_read_lock()

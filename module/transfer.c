@@ -64,7 +64,10 @@ static u32 valid_prefix(struct batch *x, u32 n)
 	return i;
 }
 
-/* Hash the chunk's keys (and note net keys' prefix lengths). */
+/*
+ * Hash the chunk's keys, and note net keys' prefix lengths (and, for an
+ * ADD, their /16s, before any of them can be found).
+ */
 static void hash_chunk(struct batch *x, struct bloom_contents *c, u32 n)
 {
 	u32 i;
@@ -74,8 +77,11 @@ static void hash_chunk(struct batch *x, struct bloom_contents *c, u32 n)
 		const void *key = record(x, i, &len);
 
 		x->h[i] = bloom_hash(&c->core, key, len);
-		if (x->key_type == BLOOM_KEY_NET)
-			x->plen[i] = ((const struct bloom_key_net *)key)->plen;
+		if (x->key_type != BLOOM_KEY_NET)
+			continue;
+		x->plen[i] = ((const struct bloom_key_net *)key)->plen;
+		if (x->cmd == BLOOM_IOC_ADD)
+			bloom_contents_note_net(c, key);
 	}
 }
 
@@ -300,6 +306,27 @@ static u64 snap_changes(struct bloom_contents *c)
 	return c->ops->snap_changes ? c->ops->snap_changes(c) : 0;
 }
 
+/*
+ * Words @first..@first + @n - 1 of the payload: the /16 summary's (its
+ * words are only ever ORed: each is read whole, as the kind's), then the
+ * kind's.
+ */
+static void payload_words(struct bloom_contents *c, u64 first, u64 n,
+			  __le64 *out)
+{
+	u64 s = bloom_summary_words(&c->core.g), k;
+
+	if (first < s) {
+		k = min(n, s - first);
+		bloom_words_to_le(&c->summary->words[first], out, k);
+		first += k;
+		out += k;
+		n -= k;
+	}
+	if (n)
+		c->ops->snap_words(c, first - s, n, out);
+}
+
 static int save(struct bloom_filter *f, struct bloom_contents *c,
 		struct bloom_contents *unused, void *arg)
 {
@@ -322,7 +349,7 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	for (at = 0; at < s->len && !err; at += BOUNCE_BYTES) {
 		u64 n = min_t(u64, BOUNCE_BYTES, s->len - at);
 
-		c->ops->snap_words(c, (s->offset + at) / 8, n / 8, bounce);
+		payload_words(c, (s->offset + at) / 8, n / 8, bounce);
 		if (copy_to_user(out + at, bounce, n))
 			err = -EFAULT;
 		else if (fatal_signal_pending(current))
@@ -448,7 +475,11 @@ static int load_payload(struct bloom_contents *c, const u8 __user *in,
 	p->left = info->payload_len;
 	p->checksum = info->checksum;
 	bloom_snap_csum_begin(&p->st, hdr);
-	err = c->ops->load(c, &p->in, info);
+	/* The summary comes first; the kind checks the rest with it. */
+	err = c->summary ? read_words(&p->in, c->summary->words,
+				      bloom_summary_words(&c->core.g)) : 0;
+	if (!err)
+		err = c->ops->load(c, &p->in, info);
 	/* Every kind reads and verifies its whole payload. */
 	if (!err && WARN_ON_ONCE(!p->verified))
 		err = -EBADMSG;

@@ -192,11 +192,26 @@ struct bloom_key_digest {
 #define BLOOM_F_INET		(1U << 1)	/* IPv4 keys only */
 #define BLOOM_F_INET6		(1U << 2)	/* IPv6 keys only */
 #define BLOOM_F_FAMILY		(BLOOM_F_INET | BLOOM_F_INET6)
+/*
+ * BLOOM_F_SUMMARY, net filters only: the contents carry a summary, one
+ * bit per /16 of each family the filter takes (8 KiB a family), set
+ * where a prefix held overlaps that /16. A lookup of an address whose
+ * /16 no prefix reaches is answered absent from that bit alone: one
+ * cache line, no hash, no false positive; the others probe the lengths
+ * held as without it. Bits are never cleared (a delete or an aging
+ * filter's rotation leaves them), so the summary only ever saves work.
+ * A snapshot of such a filter starts its payload with the summary, the
+ * IPv4 table first, as little-endian words; bloomctl sets the flag on
+ * every net filter it creates or builds. A kernel older than the flag
+ * refuses it (EINVAL), and its snapshots.
+ */
+#define BLOOM_F_SUMMARY		(1U << 3)
+#define BLOOM_SUMMARY_FAMILY_BITS	65536	/* a /16 of one family */
 #define BLOOM_F_PROBES_SHIFT	8
 #define BLOOM_F_PROBES_MASK	(0xffU << BLOOM_F_PROBES_SHIFT)
 #define BLOOM_F_PROBES(p)	((__u16)((p) << BLOOM_F_PROBES_SHIFT))
 #define BLOOM_F_ALL		(BLOOM_F_FIXED_SEED | BLOOM_F_FAMILY | \
-				 BLOOM_F_PROBES_MASK)
+				 BLOOM_F_SUMMARY | BLOOM_F_PROBES_MASK)
 #define BLOOM_PROBES_MAX	129	/* lengths 0..128 */
 
 /*

@@ -433,6 +433,16 @@ void bloom_words_to_le(const bloom_word_t *w, __le64 *out, u64 n);
 void bloom_words_from_le(bloom_word_t *w, const __le64 *in, u64 n);
 const char *bloom_snap_strerror(int err);
 
+/* summary.c: which /16s a net filter's prefixes reach */
+u64 bloom_summary_words(const struct bloom_geom *g);
+void bloom_summary_note(bloom_word_t *s, const struct bloom_geom *g,
+			const struct bloom_key_net *k);
+bool bloom_summary_test(const bloom_word_t *s, const struct bloom_geom *g,
+			const u8 *addr);
+void bloom_summary_fill(bloom_word_t *s, const struct bloom_geom *g);
+void bloom_summary_union(bloom_word_t *dst, const bloom_word_t *src,
+			 const struct bloom_geom *g);
+
 /* names.c */
 const char *bloom_layout_name(unsigned int layout);
 const char *bloom_key_type_name(unsigned int key_type);

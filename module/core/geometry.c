@@ -72,6 +72,8 @@ int bloom_geom_check(const struct bloom_geom *g)
 	    ((g->flags & BLOOM_F_FAMILY) == BLOOM_F_FAMILY ||
 	     !bloom_key_type_has_family(g->key_type)))
 		return -EINVAL;
+	if ((g->flags & BLOOM_F_SUMMARY) && g->key_type != BLOOM_KEY_NET)
+		return -EINVAL;
 	if ((g->flags & BLOOM_F_PROBES_MASK) &&
 	    (g->key_type != BLOOM_KEY_NET ||
 	     bloom_geom_probes(g) > BLOOM_PROBES_MAX))

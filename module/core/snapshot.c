@@ -10,16 +10,17 @@
  * bloom_snap_payload_bytes() - the payload length of a snapshot
  * @c: the filter's core
  *
- * Return: the array's bytes, or for an aging filter of G generations G
- * records and G arrays.
+ * Return: the summary's bytes (BLOOM_F_SUMMARY), then the array's, or
+ * for an aging filter of G generations G records and G arrays.
  */
 u64 bloom_snap_payload_bytes(const struct bloom_core *c)
 {
-	u64 gens = c->g.gens;
+	u64 gens = c->g.gens, summary = 8 * bloom_summary_words(&c->g);
 
 	if (!gens)
-		return bloom_array_bytes(c);
-	return gens * (sizeof(struct bloom_snap_gen) + bloom_array_bytes(c));
+		return summary + bloom_array_bytes(c);
+	return summary +
+	       gens * (sizeof(struct bloom_snap_gen) + bloom_array_bytes(c));
 }
 EXPORT_SYMBOL_GPL(bloom_snap_payload_bytes);
 
@@ -168,6 +169,8 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 					   &info->stage_words);
 	else
 		bytes = bloom_snap_payload_bytes(&c);
+	if (info->stages)
+		bytes += 8 * bloom_summary_words(&info->geom);
 	if (err)
 		return err;
 	if (info->payload_len != bytes ||

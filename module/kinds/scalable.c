@@ -566,7 +566,7 @@ static void scalable_snap_hdr(struct bloom_contents *c,
 	h->version = cpu_to_le16(BLOOM_SNAP_VERSION_SCALABLE);
 	h->reserved[0] = cpu_to_le64(g->stages_max | g->growth << 8 |
 				     g->tighten_pct << 16 | (u64)n << 24);
-	bytes = n * sizeof(struct bloom_snap_stage);
+	bytes = 8 * bloom_summary_words(g) + n * sizeof(struct bloom_snap_stage);
 	for (i = 0; i < n; i++) {
 		inserted += bloom_word_read(&s->stage[i]->bits.inserted);
 		bytes += bloom_array_bytes(&s->stage[i]->core);

@@ -395,6 +395,7 @@ struct snap_image {
 };
 
 int snap_fetch(const char *name, struct snap_image *img);
+int snap_fetch_head(const char *name, void *buf, u64 len, u16 flags);
 void snap_seal(struct snap_image *img);
 void snap_read_file(const char *path, struct snap_image *img);
 int snap_verify(const struct snap_image *img, struct bloom_snap_info *info);
@@ -450,6 +451,13 @@ bool transport_option(struct geom_opts *o, const char *cmd, int c,
 		      const char *arg);
 void transport_geom(const struct geom_opts *o, struct bloom_geom *g);
 void calc_transport(const struct geom_opts *o);
+
+/* summary.c: the /16 summary of net filters */
+bloom_word_t *summary_new(const struct bloom_geom *g);
+void summary_note_keys(bloom_word_t *s, const struct bloom_geom *g,
+		       const struct keylist *kl);
+bloom_word_t *summary_from_le(const struct bloom_geom *g, const void *payload);
+bloom_word_t *summary_fetch(const char *name, u16 flags);
 
 /* fuse.c: static filters, built offline */
 u32 fuse_kind_bits(const char *kind);
@@ -521,6 +529,7 @@ struct snap_filter {
 	u32 nstages;		/* arrays: 1, or a growing filter's stages */
 	struct bloom_core core[BLOOM_STAGES_MAX];	/* oldest first */
 	struct bloom_bits *bits[BLOOM_STAGES_MAX];
+	bloom_word_t *summary;	/* net: the /16 summary, or NULL */
 	struct stage_list sl;	/* a growing filter's, as STAGES says */
 };
 

@@ -458,6 +458,14 @@ static double ipv4_rate(const struct bloom_ioc_info *in)
 	return 1 - pow(miss, (double)ipv4_lengths(in) / n);
 }
 
+/* The bytes of a net filter's /16 summary (BLOOM_F_SUMMARY), or 0. */
+static u64 summary_bytes(const struct bloom_ioc_info *in)
+{
+	struct bloom_geom g = { .key_type = in->key_type, .flags = in->flags };
+
+	return 8 * bloom_summary_words(&g);
+}
+
 /*
  * A net lookup probes every length held of its family: the most (an
  * IPv6 address's), the IPv4 ones, and the P it was sized for.
@@ -479,6 +487,7 @@ static void plens_json(struct json *j, const struct bloom_ioc_info *in)
 	else
 		json_null(j, "lookup_lengths_sized_for");
 	json_bool(j, "over_lengths", n > info_probes(in) && info_probes(in));
+	json_u64(j, "summary_bytes", summary_bytes(in));
 }
 
 /* The newest stage of a growing filter. */
@@ -791,6 +800,10 @@ static void plens_text(const struct bloom_ioc_info *in)
 		printf(", sized for %u%s\n", info_probes(in),
 		       n > info_probes(in) ?
 		       " (OVER: false positives above what it was sized for)" : "");
+	if (summary_bytes(in))
+		printf("%-16s /16 summary, %llu KiB: %s\n", "",
+		       (unsigned long long)summary_bytes(in) / 1024,
+		       "an address of a /16 no prefix reaches is absent without a probe");
 }
 
 /* What a figure covers: @aging for an aging filter, @stages a growing one. */

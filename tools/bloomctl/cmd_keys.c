@@ -188,6 +188,10 @@ static void keys_open(struct keys_cmd *k)
 		snap_filter_load(k->cmd, k->name, &k->sf, &k->info);
 	else
 		filter_key_type(k->cmd, k->name, &k->info);
+	/* A lookup as a packet asks the /16 summary first, as the kernel. */
+	if (!k->file && k->info.key_type == BLOOM_KEY_NET &&
+	    strcmp(k->cmd, "add") && strcmp(k->cmd, "del"))
+		k->sf.summary = summary_fetch(k->name, k->info.flags);
 	k->in.family = k->info.flags & BLOOM_F_FAMILY;
 	if (k->info.layout == BLOOM_LAYOUT_FUSE &&
 	    (!strcmp(k->cmd, "add") || !strcmp(k->cmd, "del")))
@@ -215,6 +219,8 @@ static void keys_done(struct keys_cmd *k)
 {
 	if (k->file)
 		snap_filter_free(&k->sf);
+	free(k->sf.summary);	/* a live filter's */
+	k->sf.summary = NULL;
 }
 
 static bool filter_exists(const char *name)
@@ -545,6 +551,17 @@ static bool longest_prefix(const struct keys_cmd *k, size_t i)
 #define NO_MATCH	0xff	/* matched[]: no prefix matched */
 #define VALUES_DIFFER	0xfffffffeU	/* values_of(): not one value */
 
+/* Does the filter's /16 summary (if it has one) let @key be present? */
+static bool summary_may_hold(const struct keys_cmd *k,
+			     const struct bloom_key_net *key)
+{
+	struct bloom_geom g = { .key_type = BLOOM_KEY_NET,
+				.flags = k->info.flags };
+
+	return !k->sf.summary ||
+	       bloom_summary_test(k->sf.summary, &g, key->addr);
+}
+
 /*
  * The probes of key @i: a longest-prefix key probes its address masked
  * to each prefix length the filter holds, longest first, as
@@ -566,7 +583,10 @@ static size_t push_probes(const struct keys_cmd *k, size_t i,
 	int p;
 
 	if (longest_prefix(k, i)) {
-		/* As bloom_test_net(): the lengths of the key's family. */
+		/* As bloom_test_net(): no /16 of it held, nothing to probe */
+		if (!summary_may_hold(k, key))
+			return 0;
+		/* ... else the lengths of the key's family. */
 		memcpy(family.plens, k->info.plens, sizeof(family.plens));
 		bloom_net_family_plens(family.plens, key->addr);
 		for (p = (int)t; p >= 0; p--) {

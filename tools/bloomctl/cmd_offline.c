@@ -36,14 +36,17 @@ static void cuckoo_add(const struct bloom_core *core, struct bloom_bits *bits,
 }
 
 /*
- * Add every key of @kl as the kernel's BLOOM_IOC_ADD does, in order;
- * @first keys came before them.
+ * Add every key of @kl as the kernel's BLOOM_IOC_ADD does, in order
+ * (net keys to the /16 @summary too, if the filter has one); @first
+ * keys came before them.
  */
 static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
-		    const struct keylist *kl, size_t first)
+		    bloom_word_t *summary, const struct keylist *kl,
+		    size_t first)
 {
 	size_t i, len;
 
+	summary_note_keys(summary, &core->g, kl);
 	for (i = 0; i < kl->count; i++) {
 		const void *key = rec_key(kl->type, keylist_rec(kl, i), &len);
 		const struct bloom_key_net *net = key;
@@ -58,18 +61,22 @@ static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
 	}
 }
 
-/* The sealed snapshot of a filter held in memory. */
+/* The sealed snapshot of a filter held in memory: summary, then array. */
 static void image_of(const struct bloom_core *core,
-		     const struct bloom_bits *bits, struct snap_image *img)
+		     const struct bloom_bits *bits,
+		     const bloom_word_t *summary, struct snap_image *img)
 {
+	u64 sw = bloom_summary_words(&core->g);
 	struct bloom_snap_hdr *h;
+	__le64 *out;
 
-	img->len = sizeof(*h) + bloom_array_bytes(core);
+	img->len = sizeof(*h) + 8 * sw + bloom_array_bytes(core);
 	img->buf = xmalloc(img->len);
 	h = (struct bloom_snap_hdr *)img->buf;
 	bloom_snap_make_hdr(core, bits, h);
-	bloom_words_to_le(bits->words, (__le64 *)(img->buf + sizeof(*h)),
-			  core->nwords);
+	out = (__le64 *)(img->buf + sizeof(*h));
+	bloom_words_to_le(summary, out, sw);
+	bloom_words_to_le(bits->words, out + sw, core->nwords);
 	snap_seal(img);
 }
 
@@ -124,9 +131,13 @@ static void built_msg(const char *path, const struct bloom_geom *g,
 	       (unsigned long long)g->seed, keys, PLURAL(keys), size, from);
 }
 
-/* The filter @bits of geometry @g, built from @keys keys, to @path. */
+/*
+ * The filter @bits of geometry @g (and its /16 @summary), built from
+ * @keys keys, to @path.
+ */
 static void write_built(const char *path, const struct bloom_geom *g,
-			struct bloom_bits *bits, size_t keys, bool compress)
+			struct bloom_bits *bits, bloom_word_t *summary,
+			size_t keys, bool compress)
 {
 	struct snap_image img, z = { NULL, 0 };
 	const struct snap_image *out = compress ? &z : &img;
@@ -135,8 +146,9 @@ static void write_built(const char *path, const struct bloom_geom *g,
 	int err;
 
 	bloom_core_init(&core, g);
-	image_of(&core, bits, &img);
+	image_of(&core, bits, summary, &img);
 	free(bits);
+	free(summary);
 	if (compress)
 		method = (int)snapz_pack(&img, &z);
 	err = write_file_atomic(path, out->buf, out->len);
@@ -161,6 +173,7 @@ struct build_run {
 	u64 keys;			/* distinct keys, once counted */
 	struct bloom_core core;
 	struct bloom_bits *bits;
+	bloom_word_t *summary;		/* net: its /16s, or NULL */
 	size_t added;
 };
 
@@ -201,7 +214,7 @@ static void build_added(struct keylist *kl, void *ctx)
 	struct build_run *b = ctx;
 
 	build_expand(b, kl);
-	add_all(&b->core, b->bits, kl, b->added);
+	add_all(&b->core, b->bits, b->summary, kl, b->added);
 	b->added += kl->count;
 }
 
@@ -238,6 +251,7 @@ static void build_file(struct build_run *b, const char *path,
 		count = capacity_problem("build", &geom, b->stored);
 	bloom_core_init(&b->core, &geom);
 	b->bits = xcalloc(1, sizeof(*b->bits) + bloom_array_bytes(&b->core));
+	b->summary = summary_new(&geom);
 	if (count) {
 		distinct_init(&b->distinct, key_stride(b->ks.type));
 		b->counting = true;
@@ -249,7 +263,7 @@ static void build_file(struct build_run *b, const char *path,
 		why = capacity_problem("build", &geom, b->keys);
 	if (why)
 		die("%s", why);
-	write_built(path, &geom, b->bits, b->stored, compress);
+	write_built(path, &geom, b->bits, b->summary, b->stored, compress);
 }
 
 static u32 kind_option(const char *cmd, const char *arg)
@@ -302,6 +316,7 @@ static void build_static(const char *path, const struct geom_opts *o,
 			 u32 fp_bits, const struct keylist *kl, bool compress)
 {
 	struct bloom_geom g = { .layout = BLOOM_LAYOUT_FUSE };
+	bloom_word_t *summary;
 	struct bloom_bits *bits;
 
 	if (o->bits || o->hashes || o->grow || o->generations || o->transport)
@@ -318,7 +333,9 @@ static void build_static(const char *path, const struct geom_opts *o,
 	g.value_bits = kl->with_values ? fuse_value_bits(kl) : 0;
 	geom_seed(o, "build", &g);
 	bits = fuse_build(&g, kl, "build");
-	write_built(path, &g, bits, kl->count, compress);
+	summary = summary_new(&g);
+	summary_note_keys(summary, &g, kl);
+	write_built(path, &g, bits, summary, kl->count, compress);
 }
 
 /* A static filter: every key in memory, as its construction needs. */

@@ -318,11 +318,16 @@ void geom_opts_finish(struct geom_opts *o, const char *cmd)
 	}
 }
 
-/* The flags of a filter made from @o: a fixed seed, family, a net lookup's P. */
+/*
+ * The flags of a filter made from @o: a fixed seed, family; for net
+ * keys the /16 summary and a lookup's P.
+ */
 u16 geom_flags(const struct geom_opts *o)
 {
 	u16 f = (o->seeded ? BLOOM_F_FIXED_SEED : 0) | o->family;
 
+	if (o->key_type == BLOOM_KEY_NET)
+		f |= BLOOM_F_SUMMARY;
 	if (o->key_type == BLOOM_KEY_NET && o->probes)
 		f |= BLOOM_F_PROBES(o->probes);
 	return f;
