@@ -21,7 +21,7 @@ CORE_HDR := $(wildcard module/core/*.h) uapi/bloom.h
 TEST_SRC := tools/tests/kunit_shim.c kunit/geometry_test.c \
 	    kunit/filter_test.c kunit/algebra_test.c kunit/snapshot_test.c \
 	    kunit/estimate_test.c kunit/digest_test.c kunit/cuckoo_test.c \
-	    kunit/fuse_test.c
+	    kunit/fuse_test.c kunit/summary_test.c
 TEST_HDR := tools/tests/kunit_shim.h kunit/bloom_test.h kunit/vectors.h
 BLOOMCTL_SRC := $(wildcard tools/bloomctl/*.c)
 BLOOMCTL_HDR := $(wildcard tools/bloomctl/*.h)
@@ -173,6 +173,11 @@ $(BUILD)/bench-core: scripts/bench/core.c scripts/bench/libbloom.c \
 	@mkdir -p $(BUILD)
 	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/core.c \
 		scripts/bench/libbloom.c $(CORE_SRC) $(LDLIBS) -lbloom -lm
+
+$(BUILD)/bench-netwalk: scripts/bench/netwalk.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(UCFLAGS) -O2 -march=native -o $@ scripts/bench/netwalk.c \
+		$(CORE_SRC) $(LDLIBS)
 
 $(BUILD)/bloom-send: tools/tests/send.c
 	@mkdir -p $(BUILD)
