@@ -806,6 +806,81 @@ static void contents_bytes_saturate(struct kunit *test)
 	KUNIT_EXPECT_LT(test, bloom_aging_ops.bytes(&core), (size_t)(80 << 20));
 }
 
+/* 10.0.H.L, the IPv4 address @i of 10.0.0.0/16, as a /32 key. */
+static void slash32_of(struct bloom_key_net *k, u8 b0, u8 b1, u32 i)
+{
+	memset(k, 0, sizeof(*k));
+	k->addr[10] = 0xff;
+	k->addr[11] = 0xff;
+	k->addr[12] = b0;
+	k->addr[13] = b1;
+	k->addr[14] = i >> 8;
+	k->addr[15] = i;
+	k->plen = 128;
+}
+
+/* How many of the first @n addresses of /16 @b0.@b1 @f matches. */
+static u32 net_matches(struct bloom_filter *f, u8 b0, u8 b1, u32 n)
+{
+	struct bloom_key_net k;
+	u32 i, hits = 0;
+
+	for (i = 0; i < n; i++) {
+		slash32_of(&k, b0, b1, i);
+		hits += bloom_test_net(f, k.addr);
+	}
+	return hits;
+}
+
+/*
+ * The /16 summary through the API: bloom_add() notes each key's /16,
+ * so that in a filter overfull on purpose (8000 keys in 4096 bits, one
+ * hash) an address of an unreached /16 never matches, where the same
+ * filter without a summary matches most; halving keeps the summary
+ * (shared), clearing empties it, and a union with contents that have
+ * none makes every /16 walk, so that no key of them is missed.
+ */
+static void net_summary_through_the_api(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 4096, .hashes = 1, .seed = 7,
+				.key_type = BLOOM_KEY_NET,
+				.flags = BLOOM_F_SUMMARY | BLOOM_F_FIXED_SEED };
+	struct bloom_geom bare = g;
+	struct bloom_filter *f, *p;
+	struct bloom_key_net k;
+	u32 i;
+
+	bare.flags &= ~BLOOM_F_SUMMARY;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_sum",
+						    &g), 0);
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_bare",
+						    &bare), 0);
+	f = bloom_get(&init_net, "kunit_sum");
+	p = bloom_get(&init_net, "kunit_bare");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f) || IS_ERR(p));
+	for (i = 0; i < 8000; i++) {
+		slash32_of(&k, 10, 0, i);
+		bloom_add(f, &k, sizeof(k));
+		bloom_add(p, &k, sizeof(k));
+	}
+	KUNIT_EXPECT_EQ(test, net_matches(f, 10, 0, 256), 256U);
+	KUNIT_EXPECT_EQ(test, net_matches(f, 11, 0, 256), 0U);
+	KUNIT_EXPECT_GT(test, net_matches(p, 11, 0, 256), 128U);
+	KUNIT_EXPECT_EQ(test, bloom_registry_halve(&init_net, "kunit_sum"), 0);
+	KUNIT_EXPECT_EQ(test, net_matches(f, 10, 0, 256), 256U);
+	KUNIT_EXPECT_EQ(test, net_matches(f, 11, 0, 256), 0U);
+	KUNIT_EXPECT_EQ(test, bloom_registry_halve(&init_net, "kunit_bare"), 0);
+	KUNIT_EXPECT_EQ(test, bloom_registry_clear(&init_net, "kunit_sum"), 0);
+	KUNIT_EXPECT_EQ(test, net_matches(f, 10, 0, 256), 0U);
+	KUNIT_EXPECT_EQ(test, bloom_registry_combine(&init_net, "kunit_sum",
+						     "kunit_bare", false), 0);
+	KUNIT_EXPECT_EQ(test, net_matches(f, 10, 0, 256), 256U);
+	bloom_put(f);
+	bloom_put(p);
+	bloom_registry_destroy(&init_net, "kunit_sum");
+	bloom_registry_destroy(&init_net, "kunit_bare");
+}
+
 static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(get_missing_is_enoent),
 	KUNIT_CASE(destroy_in_use_is_ebusy),
@@ -828,6 +903,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(limits_ceiling_is_the_hosts),
 	KUNIT_CASE(net_filter_matches_inside_prefix),
 	KUNIT_CASE(net_families_are_apart),
+	KUNIT_CASE(net_summary_through_the_api),
 	{}
 };
 

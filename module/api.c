@@ -255,10 +255,20 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
 		   bool copy)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
-	int ret = bloom_key_check(c->core.g.key_type, key, len);
-	int plen = -1;
+	struct bloom_key_net net;
+	int plen = -1, ret;
 	u64 h;
 
+	/*
+	 * A net key is checked, noted and hashed as one copy: a BPF
+	 * program's key may sit in map memory that changes meanwhile, and
+	 * the summary's range must be the one checked.
+	 */
+	if (c->core.g.key_type == BLOOM_KEY_NET && len == sizeof(net)) {
+		memcpy(&net, key, sizeof(net));
+		key = &net;
+	}
+	ret = bloom_key_check(c->core.g.key_type, key, len);
 	if (ret)
 		return ret;
 	if (!family_ok(c, key))

@@ -29,7 +29,23 @@ static size_t summary_bytes(const struct bloom_geom *g)
 {
 	u64 words = bloom_summary_words(g);
 
-	return words ? struct_size_t(struct bloom_summary, words, words) : 0;
+	return words ? sizeof(struct bloom_summary) + words * 8 : 0;
+}
+
+/* An empty summary for @g: its words apart, a power of two of bytes. */
+static struct bloom_summary *summary_new(const struct bloom_geom *g)
+{
+	struct bloom_summary *s = kmalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+
+	if (!s)
+		return NULL;
+	s->words = bloom_array_alloc(bloom_summary_words(g) * 8);
+	if (!s->words) {
+		kfree(s);
+		return NULL;
+	}
+	refcount_set(&s->ref, 1);
+	return s;
 }
 
 static struct bloom_summary *summary_get(struct bloom_summary *s)
@@ -40,8 +56,10 @@ static struct bloom_summary *summary_get(struct bloom_summary *s)
 
 static void summary_put(struct bloom_summary *s)
 {
-	if (s && refcount_dec_and_test(&s->ref))
-		kvfree(s);
+	if (s && refcount_dec_and_test(&s->ref)) {
+		kvfree(s->words);
+		kfree(s);
+	}
 }
 
 /**
@@ -106,12 +124,11 @@ struct bloom_contents *bloom_contents_new(const struct bloom_geom *g)
 		return NULL;
 	bloom_contents_init(c, ops, &core);
 	if (summary_bytes(g)) {
-		c->summary = bloom_array_alloc(summary_bytes(g));
+		c->summary = summary_new(g);
 		if (!c->summary) {
 			kvfree(c);
 			return NULL;
 		}
-		refcount_set(&c->summary->ref, 1);
 	}
 	if (ops->init && ops->init(c)) {
 		summary_put(c->summary);
@@ -248,17 +265,18 @@ int bloom_contents_combine(struct bloom_contents *dst,
 	if (bloom_geom_same(&dst->core, &src->core))
 		return -EINVAL;
 	/*
-	 * A union's /16s first, so that no reader sees a key of @src in
-	 * @dst's array before its /16; contents without a summary (restored
-	 * from an older snapshot) say nothing of theirs. An intersection
-	 * keeps @dst's, which cover it. A failed union leaves extra bits,
-	 * which only cost a walk.
+	 * A union's /16s first (contents without a summary, restored from
+	 * an older snapshot, say nothing of theirs: all of them), then the
+	 * keys, as an add does. An intersection keeps @dst's,
+	 * which cover it. A failed union leaves extra bits, which only cost
+	 * a walk.
 	 */
 	if (!intersect && dst->summary && src->summary)
 		bloom_summary_union(dst->summary->words, src->summary->words,
 				    &dst->core.g);
 	else if (!intersect && dst->summary)
 		bloom_summary_fill(dst->summary->words, &dst->core.g);
+	smp_wmb();	/* the /16s, then the keys (bloom_contents_note_net()) */
 	return dst->ops->combine(dst, src, intersect);
 }
 

@@ -183,7 +183,7 @@ struct bloom_budget {
  */
 struct bloom_summary {
 	refcount_t ref;
-	bloom_word_t words[];
+	bloom_word_t *words;		/* bloom_summary_words(), 8 or 16 KiB */
 };
 
 struct bloom_contents {
@@ -267,12 +267,18 @@ extern const struct bloom_kind_ops bloom_cuckoo_ops;
 /* kinds/fuse.c */
 extern const struct bloom_kind_ops bloom_fuse_ops;
 
-/* A net key is being added: its /16s may hold it from now on. */
+/*
+ * A net key is being added: its /16s may hold it from now on. Before
+ * any bit of the key: a reader that copies the array, then (smp_rmb())
+ * the summary, as SAVE does, finds the /16 of every key it copied.
+ */
 static inline void bloom_contents_note_net(struct bloom_contents *c,
 					   const struct bloom_key_net *k)
 {
-	if (c->summary)
+	if (c->summary) {
 		bloom_summary_note(c->summary->words, &c->core.g, k);
+		smp_wmb();	/* the /16, then the key's bits */
+	}
 }
 
 /*

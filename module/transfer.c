@@ -307,24 +307,29 @@ static u64 snap_changes(struct bloom_contents *c)
 }
 
 /*
- * Words @first..@first + @n - 1 of the payload: the /16 summary's (its
- * words are only ever ORed: each is read whole, as the kind's), then the
- * kind's.
+ * Words @first..@first + @n - 1 of a payload of @total words: the
+ * kind's, then the /16 summary's. An add notes a key's /16 before it
+ * sets the key's bits (bloom_contents_note_net()), and the summary is
+ * copied after the array, past a read barrier: a key added during a
+ * save is in the snapshot with its /16, or not at all. A chunked save
+ * copies the summary in its last call, later still.
  */
-static void payload_words(struct bloom_contents *c, u64 first, u64 n,
-			  __le64 *out)
+static void payload_words(struct bloom_contents *c, u64 total, u64 first,
+			  u64 n, __le64 *out)
 {
-	u64 s = bloom_summary_words(&c->core.g), k;
+	u64 kind = total - bloom_summary_words(&c->core.g), k;
 
-	if (first < s) {
-		k = min(n, s - first);
-		bloom_words_to_le(&c->summary->words[first], out, k);
+	if (first < kind) {
+		k = min(n, kind - first);
+		c->ops->snap_words(c, first, k, out);
 		first += k;
 		out += k;
 		n -= k;
 	}
-	if (n)
-		c->ops->snap_words(c, first - s, n, out);
+	if (n) {
+		smp_rmb();	/* the keys' bits, then their /16s */
+		bloom_words_to_le(&c->summary->words[first - kind], out, n);
+	}
 }
 
 static int save(struct bloom_filter *f, struct bloom_contents *c,
@@ -349,7 +354,8 @@ static int save(struct bloom_filter *f, struct bloom_contents *c,
 	for (at = 0; at < s->len && !err; at += BOUNCE_BYTES) {
 		u64 n = min_t(u64, BOUNCE_BYTES, s->len - at);
 
-		payload_words(c, (s->offset + at) / 8, n / 8, bounce);
+		payload_words(c, total / 8, (s->offset + at) / 8, n / 8,
+			      bounce);
 		if (copy_to_user(out + at, bounce, n))
 			err = -EFAULT;
 		else if (fatal_signal_pending(current))
@@ -397,6 +403,7 @@ long bloom_ioc_save(struct net *net, void *arg, unsigned int cmd)
  */
 struct payload {
 	struct bloom_payload_in in;
+	struct bloom_contents *c;	/* read into */
 	const u8 __user *at;
 	u64 left;			/* bytes not read yet */
 	u64 checksum;			/* the header's */
@@ -446,11 +453,22 @@ static int read_words(struct bloom_payload_in *in, bloom_word_t *w, u64 n)
 	return err;
 }
 
-/* All of it read: the checksum. */
+/*
+ * All of the kind's payload read: the /16 summary after it (the kind
+ * knows nothing of it), then the checksum.
+ */
 static int verify(struct bloom_payload_in *in)
 {
 	struct payload *p = container_of(in, struct payload, in);
+	struct bloom_contents *c = p->c;
+	int err;
 
+	if (c->summary) {
+		err = read_words(in, c->summary->words,
+				 bloom_summary_words(&c->core.g));
+		if (err)
+			return err;
+	}
 	if (WARN_ON_ONCE(p->left))
 		return -EMSGSIZE;
 	p->verified = true;
@@ -471,15 +489,12 @@ static int load_payload(struct bloom_contents *c, const u8 __user *in,
 	p->in.words = read_words;
 	p->in.verify = verify;
 	p->verified = false;
+	p->c = c;
 	p->at = in;
 	p->left = info->payload_len;
 	p->checksum = info->checksum;
 	bloom_snap_csum_begin(&p->st, hdr);
-	/* The summary comes first; the kind checks the rest with it. */
-	err = c->summary ? read_words(&p->in, c->summary->words,
-				      bloom_summary_words(&c->core.g)) : 0;
-	if (!err)
-		err = c->ops->load(c, &p->in, info);
+	err = c->ops->load(c, &p->in, info);
 	/* Every kind reads and verifies its whole payload. */
 	if (!err && WARN_ON_ONCE(!p->verified))
 		err = -EBADMSG;

@@ -200,7 +200,8 @@ struct bloom_key_digest {
  * cache line, no hash, no false positive; the others probe the lengths
  * held as without it. Bits are never cleared (a delete or an aging
  * filter's rotation leaves them), so the summary only ever saves work.
- * A snapshot of such a filter starts its payload with the summary, the
+ * A snapshot of such a filter ends its payload with the summary (after
+ * what the payloads below describe, and counted in payload_len), the
  * IPv4 table first, as little-endian words; bloomctl sets the flag on
  * every net filter it creates or builds. A kernel older than the flag
  * refuses it (EINVAL), and its snapshots.

@@ -10,8 +10,8 @@
  * bloom_snap_payload_bytes() - the payload length of a snapshot
  * @c: the filter's core
  *
- * Return: the summary's bytes (BLOOM_F_SUMMARY), then the array's, or
- * for an aging filter of G generations G records and G arrays.
+ * Return: the array's bytes, or for an aging filter of G generations G
+ * records and G arrays; then the summary's (BLOOM_F_SUMMARY).
  */
 u64 bloom_snap_payload_bytes(const struct bloom_core *c)
 {
@@ -169,10 +169,10 @@ int bloom_snap_check_hdr(const struct bloom_snap_hdr *h, u64 file_len,
 					   &info->stage_words);
 	else
 		bytes = bloom_snap_payload_bytes(&c);
-	if (info->stages)
-		bytes += 8 * bloom_summary_words(&info->geom);
 	if (err)
 		return err;
+	if (info->stages)
+		bytes += 8 * bloom_summary_words(&info->geom);
 	if (info->payload_len != bytes ||
 	    file_len - sizeof(*h) != info->payload_len)
 		return -EMSGSIZE;

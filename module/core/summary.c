@@ -8,9 +8,10 @@
  *
  * The summary is exact in one direction only: a set bit may be stale
  * (deletes, aging and intersections never clear one), a clear bit never
- * hides a prefix. Bits are only ever set, by atomic OR, so lockless
- * readers need nothing more than a word read: a lookup racing with the
- * add that sets its bit answers as it would just before that add.
+ * hides a prefix. Bits are only ever set (an atomic OR, or a store of
+ * all ones to a word), so lockless readers need nothing more than a word
+ * read: a lookup racing with the add that sets its bit answers as it
+ * would just before that add.
  */
 #include "bloom_core.h"
 
@@ -75,10 +76,14 @@ void bloom_summary_note(bloom_word_t *s, const struct bloom_geom *g,
 	bool v4 = family == BLOOM_F_INET;
 	unsigned int plen = v4 ? k->plen - 96 : k->plen;
 	u32 first = slash16_of(k->addr, v4);
-	u64 w = table_word(g, v4, first), last, mask;
+	u64 w, last, mask;
 
-	if (!family_has_table(g, family))
+	if (!family_has_table(g, family) || plen > (v4 ? 32U : 128U))
 		return;
+	/* Aligned to its run, whatever host bits a key may carry. */
+	if (plen < 16)
+		first &= 0xffffU << (16 - plen) & 0xffff;
+	w = table_word(g, v4, first);
 	if (plen < 16) {
 		/* 2^(16 - plen) /16s: whole words from 64 of them up. */
 		if (plen <= 10) {
@@ -150,6 +155,7 @@ void bloom_summary_union(bloom_word_t *dst, const bloom_word_t *src,
 	u64 i, n = bloom_summary_words(g);
 
 	for (i = 0; i < n; i++)
-		bloom_word_or(&dst[i], bloom_word_read(&src[i]));
+		if (bloom_word_read(&src[i]) & ~bloom_word_read(&dst[i]))
+			bloom_word_or(&dst[i], bloom_word_read(&src[i]));
 }
 EXPORT_SYMBOL_GPL(bloom_summary_union);

@@ -61,14 +61,15 @@ static void load(const char *path, struct net_filter *f)
 	payload = buf + sizeof(struct bloom_snap_hdr);
 	sw = bloom_summary_words(&info.geom);
 	f->summary = NULL;
-	if (sw) {
+	if (sw) {	/* the last words of the payload */
 		f->summary = calloc(sw, sizeof(bloom_word_t));
-		bloom_words_from_le(f->summary, (const void *)payload, sw);
+		bloom_words_from_le(f->summary, (const void *)(payload +
+				    info.payload_len - 8 * sw), sw);
 	}
 	if (posix_memalign((void **)&f->bits, 64,
 			   sizeof(*f->bits) + bloom_array_bytes(&f->core)))
 		fail("out of memory");
-	bloom_words_from_le(f->bits->words, (const void *)(payload + 8 * sw),
+	bloom_words_from_le(f->bits->words, (const void *)payload,
 			    f->core.nwords);
 	memcpy(f->plens, info.plens, sizeof(f->plens));
 	free(buf);

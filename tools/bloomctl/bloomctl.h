@@ -395,7 +395,7 @@ struct snap_image {
 };
 
 int snap_fetch(const char *name, struct snap_image *img);
-int snap_fetch_head(const char *name, void *buf, u64 len, u16 flags);
+int snap_fetch_tail(const char *name, void *buf, u64 len, u16 flags);
 void snap_seal(struct snap_image *img);
 void snap_read_file(const char *path, struct snap_image *img);
 int snap_verify(const struct snap_image *img, struct bloom_snap_info *info);

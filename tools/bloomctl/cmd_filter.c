@@ -296,9 +296,9 @@ int cmd_create(int argc, char **argv)
 	if (err == -EINVAL && cr.value_bits)
 		die("create %s: the kernel refused the filter (Invalid argument): a slot of fingerprint and %u value bits must fit %u bits (ask for a higher --fp-rate or fewer --value-bits), or bloom.ko is older than bloomctl",
 		    name, cr.value_bits, BLOOM_CUCKOO_FP_MAX);
-	if (err == -EINVAL && (cr.flags & BLOOM_F_PROBES_MASK))
-		die("create %s: the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses a net filter's --probes: load the module that came with it",
-		    name);
+	if (err == -EINVAL && (cr.flags & (BLOOM_F_PROBES_MASK | BLOOM_F_SUMMARY)))
+		die("create %s: %s", name,
+		    "the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses a net filter's --probes and /16 summary: load the module that came with it");
 	if (err == -EINVAL && (cr.flags & BLOOM_F_FAMILY))
 		die("create %s: the kernel refused the filter (Invalid argument); a bloom.ko older than bloomctl refuses --family: load the module that came with it",
 		    name);

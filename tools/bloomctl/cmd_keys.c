@@ -188,10 +188,6 @@ static void keys_open(struct keys_cmd *k)
 		snap_filter_load(k->cmd, k->name, &k->sf, &k->info);
 	else
 		filter_key_type(k->cmd, k->name, &k->info);
-	/* A lookup as a packet asks the /16 summary first, as the kernel. */
-	if (!k->file && k->info.key_type == BLOOM_KEY_NET &&
-	    strcmp(k->cmd, "add") && strcmp(k->cmd, "del"))
-		k->sf.summary = summary_fetch(k->name, k->info.flags);
 	k->in.family = k->info.flags & BLOOM_F_FAMILY;
 	if (k->info.layout == BLOOM_LAYOUT_FUSE &&
 	    (!strcmp(k->cmd, "add") || !strcmp(k->cmd, "del")))
@@ -204,6 +200,14 @@ static void keys_load(struct keys_cmd *k)
 {
 	keys_open(k);
 	keylist_load(&k->kl, k->info.key_type, &k->in, k->cmd);
+	/*
+	 * A lookup as a packet asks the /16 summary first, as the kernel;
+	 * read once the keys are (stdin may take a while), just before the
+	 * lookups.
+	 */
+	if (!k->file && k->info.key_type == BLOOM_KEY_NET &&
+	    strcmp(k->cmd, "del"))
+		k->sf.summary = summary_fetch(k->name, k->info.flags);
 	if (!k->kl.count && !strcmp(k->cmd, "test") && !k->allow_empty)
 		keys_none(k->cmd, "test", &k->in, "makes that success");
 	free(k->in.files);

@@ -61,7 +61,7 @@ static void add_all(const struct bloom_core *core, struct bloom_bits *bits,
 	}
 }
 
-/* The sealed snapshot of a filter held in memory: summary, then array. */
+/* The sealed snapshot of a filter held in memory: array, then summary. */
 static void image_of(const struct bloom_core *core,
 		     const struct bloom_bits *bits,
 		     const bloom_word_t *summary, struct snap_image *img)
@@ -75,8 +75,8 @@ static void image_of(const struct bloom_core *core,
 	h = (struct bloom_snap_hdr *)img->buf;
 	bloom_snap_make_hdr(core, bits, h);
 	out = (__le64 *)(img->buf + sizeof(*h));
-	bloom_words_to_le(summary, out, sw);
-	bloom_words_to_le(bits->words, out + sw, core->nwords);
+	bloom_words_to_le(bits->words, out, core->nwords);
+	bloom_words_to_le(summary, out + core->nwords, sw);
 	snap_seal(img);
 }
 

@@ -221,8 +221,8 @@ void snap_filter_load(const char *cmd, const char *path,
 	memset(sf, 0, sizeof(*sf));
 	bloom_core_init(&sf->core[0], &info.geom);
 	payload = img.buf + sizeof(struct bloom_snap_hdr);
-	sf->summary = summary_from_le(&info.geom, payload);
-	payload += 8 * bloom_summary_words(&info.geom);
+	sf->summary = summary_from_le(&info.geom, payload + info.payload_len -
+				      8 * bloom_summary_words(&info.geom));
 	if (info.stages) {
 		load_stages(cmd, path, &info, payload, sf);
 	} else {

@@ -39,30 +39,34 @@ static int save_call(const char *name, u8 *buf, u64 offset, u64 len,
 }
 
 /**
- * snap_fetch_head() - the first bytes of a live filter's payload
+ * snap_fetch_tail() - the last bytes of a live filter's payload
  * @name: the filter
  * @buf: filled
  * @len: bytes, whole words
  * @flags: the geometry flags the caller expects the contents to have
  *
- * Return: 0; -ESTALE when the contents have other flags now (replaced
- * since the caller looked), -EMSGSIZE when their payload is shorter;
- * else as BLOOM_IOC_SAVE.
+ * Return: 0; -ESTALE when the contents have other flags now, or were
+ * replaced or grew between the two calls; -EMSGSIZE when their payload
+ * is shorter; else as BLOOM_IOC_SAVE.
  */
-int snap_fetch_head(const char *name, void *buf, u64 len, u16 flags)
+int snap_fetch_tail(const char *name, void *buf, u64 len, u16 flags)
 {
 	struct bloom_ioc_save s;
+	u64 total, gen;
 	int err = save_call(name, NULL, 0, 0, &s);
 
 	if (err)
 		return err;
+	total = bloom_le64_to_cpu(s.hdr.payload_len);
+	gen = s.generation;
 	if (bloom_le16_to_cpu(s.hdr.flags) != flags)
 		return -ESTALE;
-	if (bloom_le64_to_cpu(s.hdr.payload_len) < len)
+	if (total < len)
 		return -EMSGSIZE;
-	err = save_call(name, buf, 0, len, &s);
-	if (!err && bloom_le16_to_cpu(s.hdr.flags) != flags)
-		err = -ESTALE;	/* replaced between the two calls */
+	err = save_call(name, buf, total - len, len, &s);
+	if (!err && (s.generation != gen ||
+		     bloom_le64_to_cpu(s.hdr.payload_len) != total))
+		err = -ESTALE;
 	return err;
 }
 

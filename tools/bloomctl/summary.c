@@ -2,7 +2,7 @@
 /*
  * The /16 summary of net filters (BLOOM_F_SUMMARY, module/core/summary.c)
  * on bloomctl's side: made by build with the keys it stores, read from
- * a snapshot file or a live filter (the first words of its payload), and
+ * a snapshot file or a live filter (the last words of its payload), and
  * asked first by a test "as a packet", so that test answers as the
  * packet path does.
  */
@@ -30,7 +30,7 @@ void summary_note_keys(bloom_word_t *s, const struct bloom_geom *g,
 						 &len));
 }
 
-/* A summary from the payload's first words, little-endian. */
+/* A summary from its words in a payload (the last), little-endian. */
 bloom_word_t *summary_from_le(const struct bloom_geom *g, const void *payload)
 {
 	bloom_word_t *s = summary_new(g);
@@ -56,7 +56,7 @@ bloom_word_t *summary_fetch(const char *name, u16 flags)
 	if (!words)
 		return NULL;
 	le = xcalloc(words, sizeof(*le));
-	if (snap_fetch_head(name, le, words * sizeof(*le), flags) == 0)
+	if (snap_fetch_tail(name, le, words * sizeof(*le), flags) == 0)
 		s = summary_from_le(&g, le);
 	free(le);
 	return s;

@@ -337,7 +337,7 @@ static void fill_create(struct bloom_ioc_create *c)
 	}
 	c->layout = below(BLOOM_LAYOUT_MAX + 1);
 	c->key_type = below(BLOOM_KEY_MAX + 1);
-	c->flags = one_in(2) ? BLOOM_F_FIXED_SEED : below(8);
+	c->flags = one_in(2) ? BLOOM_F_FIXED_SEED : below(16);
 	if (c->flags & BLOOM_F_FIXED_SEED || one_in(20))
 		c->seed = rnd();
 	if (one_in(4)) {	/* an aging filter */
