@@ -881,6 +881,66 @@ static void net_summary_through_the_api(struct kunit *test)
 	bloom_registry_destroy(&init_net, "kunit_bare");
 }
 
+/*
+ * bloom_add_value(): a cuckoo filter with values gives each key the value
+ * it was added with, through bloom_value() and, for a prefix, through
+ * bloom_value_net() of an address inside it; each match counts under
+ * that value; a value that does not fit is refused and adds nothing.
+ */
+static void add_value_through_the_api(struct kunit *test)
+{
+	struct bloom_geom g = { .bits = 256 * 4 * (16 + 8), .hashes = 16,
+				.value_bits = 8, .key_type = BLOOM_KEY_NET,
+				.layout = BLOOM_LAYOUT_CUCKOO,
+				.flags = BLOOM_F_SUMMARY };
+	u64 *hits = kunit_kcalloc(test, 256, sizeof(*hits), GFP_KERNEL);
+	struct bloom_key_net a, b, net;
+	struct bloom_filter *f;
+	u32 value;
+
+	KUNIT_ASSERT_NOT_NULL(test, hits);
+	slash32_of(&a, 10, 0, 1);
+	slash32_of(&b, 10, 0, 2);
+	slash32_of(&net, 10, 1, 0);
+	net.plen = 96 + 24;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_val",
+						    &g), 0);
+	f = bloom_get(&init_net, "kunit_val");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add_value(f, &a, sizeof(a), 3), 0);
+	KUNIT_EXPECT_EQ(test, bloom_add_value(f, &net, sizeof(net), 255), 0);
+	KUNIT_EXPECT_EQ(test, bloom_add_value(f, &b, sizeof(b), 256), -ERANGE);
+	KUNIT_EXPECT_FALSE_MSG(test, bloom_test_net(f, b.addr),
+			       "a refused value's key was added");
+	KUNIT_EXPECT_TRUE(test, bloom_value(f, &a, sizeof(a), &value));
+	KUNIT_EXPECT_EQ(test, value, 3U);
+	slash32_of(&b, 10, 1, 77);
+	KUNIT_EXPECT_TRUE(test, bloom_value_net(f, b.addr, &value));
+	KUNIT_EXPECT_EQ(test, value, 255U);
+	KUNIT_EXPECT_EQ(test, bloom_filter_value_hits(f, hits, 256), 256U);
+	KUNIT_EXPECT_EQ(test, hits[3], 1ULL);
+	KUNIT_EXPECT_EQ(test, hits[255], 1ULL);
+	KUNIT_EXPECT_EQ(test, hits[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, bloom_del(f, &a, sizeof(a)), 0);
+	KUNIT_EXPECT_FALSE(test, bloom_value(f, &a, sizeof(a), &value));
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_val");
+	/* A filter without values takes 0 only. */
+	g.value_bits = 0;
+	g.key_type = BLOOM_KEY_BYTES;
+	g.flags = 0;
+	KUNIT_ASSERT_EQ(test, bloom_registry_create(&init_net, "kunit_noval",
+						    &g), 0);
+	f = bloom_get(&init_net, "kunit_noval");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, bloom_add_value(f, "x", 1, 1), -ERANGE);
+	KUNIT_EXPECT_FALSE(test, bloom_test(f, "x", 1));
+	KUNIT_EXPECT_EQ(test, bloom_add_value(f, "x", 1, 0), 0);
+	KUNIT_EXPECT_TRUE(test, bloom_test(f, "x", 1));
+	bloom_put(f);
+	bloom_registry_destroy(&init_net, "kunit_noval");
+}
+
 static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(get_missing_is_enoent),
 	KUNIT_CASE(destroy_in_use_is_ebusy),
@@ -904,6 +964,7 @@ static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(net_filter_matches_inside_prefix),
 	KUNIT_CASE(net_families_are_apart),
 	KUNIT_CASE(net_summary_through_the_api),
+	KUNIT_CASE(add_value_through_the_api),
 	{}
 };
 

@@ -249,10 +249,11 @@ void bloom_warn_lengths(struct bloom_filter *f, struct bloom_contents *c)
 /*
  * Under rcu_read_lock(): add, and return 1 if it was already present,
  * -ENOSPC if it was not and the filter is full (the kind decides what
- * full means and says so in the kernel log through warn_full()).
+ * full means and says so in the kernel log through warn_full()). With
+ * @copy, the key is stored (cuckoo) with @value; else @value is 0.
  */
 static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
-		   bool copy)
+		   bool copy, u32 value)
 {
 	struct bloom_contents *c = rcu_dereference(f->contents);
 	struct bloom_key_net net;
@@ -273,12 +274,15 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
 		return ret;
 	if (!family_ok(c, key))
 		return -EAFNOSUPPORT;
+	/* value_bits is at most BLOOM_FUSE_VALUE_BITS_MAX: the shift is defined. */
+	if (value >> c->core.g.value_bits)
+		return -ERANGE;
 	if (c->core.g.key_type == BLOOM_KEY_NET) {
 		plen = ((const struct bloom_key_net *)key)->plen;
 		bloom_contents_note_net(c, key);
 	}
 	h = bloom_hash(&c->core, key, len);
-	ret = copy ? bloom_contents_add_copy(c, h, plen) :
+	ret = copy ? bloom_contents_add_value(c, h, plen, value) :
 		     bloom_contents_add(c, h, plen);
 	if (unlikely(ret == -ENOSPC))
 		warn_full(f, c);
@@ -304,14 +308,37 @@ static int add_rcu(struct bloom_filter *f, const void *key, size_t len,
  */
 int bloom_add(struct bloom_filter *f, const void *key, size_t len)
 {
+	return bloom_add_value(f, key, len, 0);
+}
+EXPORT_SYMBOL_GPL(bloom_add);
+
+/**
+ * bloom_add_value() - add a key with a value to a held filter
+ * @f: the filter
+ * @key: a well-formed key of the filter's type
+ * @len: its length
+ * @value: what bloom_value() gives for the key, and the counter of the
+ *	filter's per-value counts its matches go to: below 2^value_bits of
+ *	a cuckoo filter with values (bloomctl create --values)
+ *
+ * As bloom_add(), which is bloom_add_value() with @value 0. A key added
+ * twice with two values is stored twice: a lookup gives either, and
+ * each copy takes its own bloom_del().
+ *
+ * Return: as bloom_add(), and -ERANGE for a @value that does not fit
+ * (any but 0 in a filter without values).
+ */
+int bloom_add_value(struct bloom_filter *f, const void *key, size_t len,
+		    u32 value)
+{
 	int ret;
 
 	rcu_read_lock();
-	ret = add_rcu(f, key, len, true);
+	ret = add_rcu(f, key, len, true, value);
 	rcu_read_unlock();
 	return ret < 0 ? ret : 0;
 }
-EXPORT_SYMBOL_GPL(bloom_add);
+EXPORT_SYMBOL_GPL(bloom_add_value);
 
 /**
  * bloom_test_and_add() - add a key and say whether it was seen before
@@ -333,7 +360,7 @@ int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len)
 	int ret;
 
 	rcu_read_lock();
-	ret = add_rcu(f, key, len, false);
+	ret = add_rcu(f, key, len, false, 0);
 	rcu_read_unlock();
 	if (ret >= 0 || ret == -ENOSPC)
 		count(f, ret == 1);
@@ -502,7 +529,7 @@ int bloom_probe_rcu(struct bloom_filter *f, const void *key, size_t len,
 	int ret;
 
 	if (add)
-		ret = add_rcu(f, key, len, false);
+		ret = add_rcu(f, key, len, false, 0);
 	else if (type == BLOOM_KEY_NET && len == sizeof(struct bloom_key_addr))
 		ret = net_walk(c, key, want);
 	else

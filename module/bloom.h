@@ -22,6 +22,8 @@ u8 bloom_key_type(const struct bloom_filter *f);
 u16 bloom_family(const struct bloom_filter *f);
 bool bloom_test(struct bloom_filter *f, const void *key, size_t len);
 int bloom_add(struct bloom_filter *f, const void *key, size_t len);
+int bloom_add_value(struct bloom_filter *f, const void *key, size_t len,
+		    u32 value);
 int bloom_test_and_add(struct bloom_filter *f, const void *key, size_t len);
 int bloom_del(struct bloom_filter *f, const void *key, size_t len);
 bool bloom_test_net(struct bloom_filter *f, const u8 addr[16]);

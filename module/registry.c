@@ -873,6 +873,7 @@ u32 bloom_filter_value_hits(struct bloom_filter *f, u64 *hits, u32 n)
 	}
 	return values;
 }
+EXPORT_SYMBOL_IF_KUNIT(bloom_filter_value_hits);
 
 /**
  * bloom_registry_read() - look at one or two filters' contents
