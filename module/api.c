@@ -325,8 +325,9 @@ EXPORT_SYMBOL_GPL(bloom_add);
  * twice with two values is stored twice: a lookup gives either, and
  * each copy takes its own bloom_del().
  *
- * Return: as bloom_add(), and -ERANGE for a @value that does not fit
- * (any but 0 in a filter without values).
+ * Return: as bloom_add(); -ERANGE for a @value that does not fit (any
+ * but 0 in a filter without values); -EOPNOTSUPP for a filter that takes
+ * no adds (a static map is built whole).
  */
 int bloom_add_value(struct bloom_filter *f, const void *key, size_t len,
 		    u32 value)

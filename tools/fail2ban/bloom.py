@@ -16,16 +16,14 @@
 # name or size at the next start); its consistency check puts back a
 # rule a firewall reload took.
 #
-# A jail's stop keeps its bans for the next start: fail2ban flushes them
-# and re-bans each from its database after the start, one ticket at a
-# time (minutes for tens of thousands). The action writes the bans it
-# held, each with its end, to STATEDIR/bloom-SET.bans at the stop, and
-# at the start adds those not yet ended in one ioctl, before the rules
-# go in: the jail is whole again at once, and fail2ban's re-bans then
-# find their keys in place. A kept ban that fail2ban does not ban again
-# (its database no longer has it) is deleted at its end. Only a stop
-# keeps them ("unban --all" does not), only for a jail with a database,
-# and the file is read once. In jail.local:
+# A jail's start is whole at once: fail2ban re-bans its database's
+# current bans after the start, one ticket at a time (minutes for tens
+# of thousands). The action reads the same bans from the same database
+# at its start, as fail2ban's restore does (Jail.restoreCurrentBans:
+# same query, same ban times, the jail's ignoreip left out), and adds
+# them in one ioctl before the rules go in; fail2ban's re-bans then find
+# their keys in place. One that fail2ban does not ban again is deleted
+# at its end. In jail.local:
 #
 #   [sshd]
 #   action = bloom.py[port=ssh, protocol=tcp, prefix6=64]
@@ -33,15 +31,14 @@
 # Options: bloomset (default f2b-JAIL), capacity (100000), fprate
 # (0.0001), prefix4 (32), prefix6 (128), chain (INPUT), port (one port,
 # or a list with commas through the multiport match; none: all ports of
-# protocol), protocol (tcp), blocktype (DROP), statedir
-# (/var/lib/fail2ban; empty: bans are not kept across a stop), bloomctl,
-# iptables and ip6tables (the commands).
+# protocol), protocol (tcp), blocktype (DROP), restore (yes: the
+# database's bans at start in one call; no: fail2ban's re-bans only),
+# bloomctl, iptables and ip6tables (the commands).
 
 import ctypes
 import errno
 import fcntl
 import ipaddress
-import math
 import os
 import shlex
 import struct
@@ -99,21 +96,16 @@ class BloomAction(ActionBase):
         # unban deletes only what a ban added, and a prefix banned many
         # times (prefix6=64) needs no more than one slot.
         self.refs = {}
-        # The latest end of each key's bans (time.time() seconds, inf
-        # for ever), for the stop to keep.
-        self.ends = {}
-        # Keys a start put back from the kept bans, each with its end,
-        # until fail2ban bans them again (or they end).
+        # Keys a start put back from fail2ban's database, each with its
+        # end (time.time() seconds), until fail2ban bans them again.
         self.pending = {}
         self.timer = None
-        # The bans a stop's flush took, for stop() to keep.
-        self.kept = None
         self._configure(**opts)
 
     def _configure(self, bloomset=None, capacity="100000", fprate="0.0001",
                    prefix4="32", prefix6="128", chain="INPUT", port=None,
-                   protocol="tcp", blocktype="DROP",
-                   statedir="/var/lib/fail2ban", bloomctl="bloomctl",
+                   protocol="tcp", blocktype="DROP", restore="yes",
+                   bloomctl="bloomctl",
                    iptables="iptables", ip6tables="ip6tables"):
         self.set = bloomset or "f2b-%s" % self._jail.name
         if len(self.set.encode()) >= BLOOM_NAME_MAX:
@@ -129,7 +121,9 @@ class BloomAction(ActionBase):
         self.port = port
         self.protocol = protocol
         self.blocktype = blocktype
-        self.statedir = statedir
+        if str(restore).lower() not in ("yes", "no", "true", "false", "1", "0"):
+            raise ValueError("restore is yes or no")
+        self.restore = str(restore).lower() in ("yes", "true", "1")
         self.bloomctl = shlex.split(bloomctl)
         self.tables = [shlex.split(iptables), shlex.split(ip6tables)]
 
@@ -180,114 +174,78 @@ class BloomAction(ActionBase):
                                    0, len(keys), KEY_NET.size, 0, 0, 0))
         fcntl.ioctl(self.fd, cmd, arg, True)
 
-    # --- bans kept across a stop ---
+    # --- a start whole at once ---
 
-    def _state_path(self):
-        if not self.statedir or getattr(self._jail, "database", None) is None:
-            return None     # fail2ban restores nothing: neither do we
-        return os.path.join(self.statedir, "bloom-%s.bans" % self.set)
-
-    def _header(self):
-        return "# bloom.py bans of %s: prefix4 %d prefix6 %d\n" % (
-            self.set, self.prefix4, self.prefix6)
-
-    def _stopping(self):
-        """Is fail2ban stopping the jail? Its actions thread is then no
-        longer active: a flush then is the stop's, not "unban --all"."""
-        actions = getattr(self._jail, "actions", None)
-        return getattr(actions, "active", True) is False
-
-    def _keep(self, bans):
-        """Write @bans ({key: end}) for the next start, or nothing."""
-        path = self._state_path()
-        if path is None or not bans:
-            return
-        tmp = path + ".tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                f.write(self._header())
-                for key, end in bans.items():
-                    f.write("%s %s\n" % (repr(end), key.hex()))
-            os.replace(tmp, path)
-        except OSError as e:
-            self._logSys.warning("%s: bans not kept for the next start: %s",
-                                 self._name, e)
-
-    def _kept(self):
-        """The kept bans not yet ended, {key: end}; the file is gone."""
-        path = self._state_path()
-        if path is None:
+    def _current_bans(self):
+        """The bans fail2ban restores after this start, read as
+        Jail.restoreCurrentBans reads them: {key: end}."""
+        jail = self._jail
+        db = getattr(jail, "database", None)
+        if db is None or not self.restore:
             return {}
-        try:
-            with open(path) as f:
-                lines = f.readlines()
-            os.unlink(path)
-        except FileNotFoundError:
-            return {}
-        except OSError as e:
-            self._logSys.warning("%s: kept bans not read: %s", self._name, e)
-            return {}
-        if not lines or lines[0] != self._header():
-            self._logSys.warning("%s: %s is of another filter or prefixes: "
-                                 "fail2ban bans again what it kept",
-                                 self._name, path)
-            return {}
+        forbantime = (None if jail.getBanTimeExtra("increment")
+                      else jail.actions.getBanTime())
         now, bans = time.time(), {}
-        try:
-            for line in lines[1:]:
-                end, key = line.split()
-                end, key = float(end), bytes.fromhex(key)
-                if len(key) != KEY_NET.size:
-                    raise ValueError("a key of %d bytes" % len(key))
-                if end > now:
-                    bans[key] = max(end, bans.get(key, end))
-        except ValueError as e:
-            self._logSys.warning("%s: %s is damaged (%s): fail2ban bans "
-                                 "again what it kept", self._name, path, e)
-            return {}
+        for ticket in db.getCurrentBans(jail=jail, forbantime=forbantime):
+            ip = ticket.getID()
+            end = ticket.getEndOfBanTime(forbantime)
+            if end <= now or jail.filter.inIgnoreIPList(ip):
+                continue
+            key = net_key(str(ip), self.prefix4, self.prefix6)
+            bans[key] = max(end, bans.get(key, end))
         return bans
 
     def _restore(self):
-        """The kept bans, in the (empty) filter in one call."""
-        bans = self._kept()
-        if not bans:
-            return
+        """Under the lock, the filter empty: the database's bans, in one
+        call. On any failure, fail2ban's re-bans do it as before."""
         try:
-            self._batch(BLOOM_IOC_ADD, *bans)
-        except OSError as e:
-            # Some may be in: empty it, fail2ban bans each again.
-            self._run(self.bloomctl + ["-q", "clear", self.set])
-            self._logSys.warning("%s: kept bans not restored (%s): fail2ban "
-                                 "bans each again", self._name, e)
+            bans = self._current_bans()
+            if bans:
+                self._batch(BLOOM_IOC_ADD, *bans)
+        except Exception as e:     # fail2ban's own, the database's, ours
+            # Some may be in: empty it again.
+            self._run(self.bloomctl + ["-q", "clear", self.set], check=False)
+            self._logSys.warning("%s: bans not restored at start (%s): "
+                                 "fail2ban bans each again", self._name, e)
             return
         self.pending = bans
         self._schedule()
-        self._logSys.info("%s: %d kept bans restored", self._name, len(bans))
+        if bans:
+            self._logSys.info("%s: %d bans restored at start", self._name,
+                              len(bans))
 
-    def _schedule(self):
-        """Under the lock: the next end among the pending keys."""
+    def _schedule(self, floor=0):
+        """Under the lock: the next end among the pending keys, no sooner
+        than @floor seconds."""
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
         if not self.pending:
             return
-        delay = min(self.pending.values()) - time.time()
-        if math.isinf(delay):
-            return
-        self.timer = threading.Timer(max(delay, 0), self._expire)
+        # At least hourly: ends are wall-clock times (a clock set at
+        # boot), and a permanent ban's is far.
+        delay = min(min(self.pending.values()) - time.time(), 3600)
+        self.timer = threading.Timer(max(delay, floor), self._expire)
         self.timer.daemon = True
         self.timer.start()
 
     def _expire(self):
-        """Kept bans that fail2ban did not ban again, deleted at their end."""
+        """Bans put back at start that fail2ban did not ban again,
+        deleted at their end (a failed delete is tried again a minute
+        later)."""
         with self._lock:
-            now = time.time()
-            for key, end in list(self.pending.items()):
-                if end <= now:
-                    del self.pending[key]
-                    self._delete(key)
-            self._schedule()
+            now, floor = time.time(), 0
+            try:
+                for key, end in list(self.pending.items()):
+                    if end <= now:
+                        self._delete(key)
+                        del self.pending[key]
+            except OSError as e:
+                floor = 60
+                self._logSys.error("%s: an ended ban not deleted: %s",
+                                   self._name, e)
+            finally:
+                self._schedule(floor)
 
     def _delete(self, key):
         try:
@@ -297,18 +255,9 @@ class BloomAction(ActionBase):
             if e.errno != errno.ENOENT:
                 raise
 
-    @staticmethod
-    def _end_of(aInfo):
-        """When a ban ends: its time plus its bantime (-1: never)."""
-        try:
-            bantime = float(aInfo["bantime"])
-            return math.inf if bantime < 0 else float(aInfo["time"]) + bantime
-        except (KeyError, TypeError, ValueError):
-            return math.inf
-
     def start(self):
-        # The filter (cuckoo: bans are deletes too), emptied: fail2ban
-        # bans its restored tickets again after start.
+        # The filter (cuckoo: bans are deletes too), emptied (a fail2ban
+        # that died may have left it), then the database's bans.
         self._run(self.bloomctl + [
             "-q", "create", self.set, "--layout", "cuckoo", "--key", "net",
             "--capacity", self.capacity, "--fp-rate", self.fprate,
@@ -316,8 +265,9 @@ class BloomAction(ActionBase):
         with self._lock:
             self._run(self.bloomctl + ["-q", "clear", self.set])
             self.refs.clear()
-            self.ends.clear()
             self.pending.clear()
+            if self.fd is None:
+                self.fd = os.open("/dev/bloom", os.O_RDWR | os.O_CLOEXEC)
             self._restore()
         self._rules_in_place()
 
@@ -328,23 +278,14 @@ class BloomAction(ActionBase):
                 os.close(self.fd)
                 self.fd = None
             self.refs.clear()
-            self.ends.clear()
             self.pending.clear()
             self._schedule()
-            kept, self.kept = self.kept, None
-        if kept is not None:
-            self._keep(kept)
         self._run(self.bloomctl + ["-q", "destroy", self.set], check=False)
 
     def flush(self):
         with self._lock:
-            self.kept = None
-            if self._stopping():
-                self.kept = dict(self.pending)
-                self.kept.update(self.ends)
             self._run(self.bloomctl + ["-q", "clear", self.set])
             self.refs.clear()
-            self.ends.clear()
             self.pending.clear()
             self._schedule()
         return True
@@ -377,10 +318,9 @@ class BloomAction(ActionBase):
 
     def ban(self, aInfo):
         key = net_key(str(aInfo["ip"]), self.prefix4, self.prefix6)
-        end = self._end_of(aInfo)
         with self._lock:
             n = self.refs.get(key, 0)
-            # A kept ban put back at start: in the filter already.
+            # A ban put back at start: in the filter already.
             if not n and self.pending.pop(key, None) is None:
                 try:
                     self._batch(BLOOM_IOC_ADD, key)
@@ -391,7 +331,6 @@ class BloomAction(ActionBase):
                                            % (self.set, self.capacity))
                     raise
             self.refs[key] = n + 1
-            self.ends[key] = max(end, self.ends.get(key, end))
 
     def reban(self, aInfo):
         return self.ban(aInfo)
@@ -401,7 +340,8 @@ class BloomAction(ActionBase):
         with self._lock:
             n = self.refs.get(key, 0)
             if not n:
-                # A kept ban fail2ban did not ban again: gone too; else
+                # A ban put back at start and not banned again: gone
+                # too; else
                 # never banned here (or flushed): nothing.
                 if self.pending.pop(key, None) is not None:
                     self._delete(key)
@@ -410,7 +350,6 @@ class BloomAction(ActionBase):
                 self.refs[key] = n - 1
                 return
             del self.refs[key]
-            del self.ends[key]
             self._delete(key)
 
 
