@@ -894,7 +894,8 @@ static void add_value_through_the_api(struct kunit *test)
 				.layout = BLOOM_LAYOUT_CUCKOO,
 				.flags = BLOOM_F_SUMMARY };
 	u64 *hits = kunit_kcalloc(test, 256, sizeof(*hits), GFP_KERNEL);
-	struct bloom_key_net a, b, net;
+	struct bloom_key_net a, b, net, net16;
+	u64 plens[BLOOM_PLEN_WORDS];
 	struct bloom_filter *f;
 	u32 value;
 
@@ -912,6 +913,17 @@ static void add_value_through_the_api(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bloom_add_value(f, &b, sizeof(b), 256), -ERANGE);
 	KUNIT_EXPECT_FALSE_MSG(test, bloom_test_net(f, b.addr),
 			       "a refused value's key was added");
+	/* Refused at a length of its own (/16): that length is not held. */
+	net16 = net;
+	net16.plen = 96 + 16;
+	KUNIT_EXPECT_EQ(test, bloom_add_value(f, &net16, sizeof(net16), 256),
+			-ERANGE);
+	rcu_read_lock();	/* the contents stay while we read them */
+	bloom_contents_plens(rcu_dereference(f->contents), plens);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, plens[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, plens[1], BIT_ULL(120 - 64));	/* the /24 */
+	KUNIT_EXPECT_EQ(test, plens[2], BIT_ULL(0));		/* the /32 */
 	KUNIT_EXPECT_TRUE(test, bloom_value(f, &a, sizeof(a), &value));
 	KUNIT_EXPECT_EQ(test, value, 3U);
 	slash32_of(&b, 10, 1, 77);

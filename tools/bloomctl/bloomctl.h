@@ -315,6 +315,7 @@ struct geom_opts {
 	unsigned int probes;	/* net: lengths a lookup is sized for */
 	u16 family;		/* BLOOM_F_INET, _INET6, or 0: both */
 	bool net_doubled;	/* net: --capacity made keys (geom.c) */
+	bool own_lengths;	/* net: --capacity counts keys (create) */
 	u8 value_bits;		/* create --value-bits: cuckoo values */
 };
 

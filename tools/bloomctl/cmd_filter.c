@@ -72,7 +72,8 @@ static void create_json(const char *name, const struct bloom_ioc_create *cr,
 }
 
 static void create_text(const char *name, const struct bloom_ioc_create *cr,
-			const struct bloom_core *core, bool existed)
+			const struct bloom_core *core, bool existed,
+			bool own_lengths)
 {
 	char size[32], bound[32];
 
@@ -84,7 +85,10 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 	       (unsigned long long)cr->bits, cr->hashes,
 	       (unsigned long long)cr->capacity, size,
 	       (unsigned long long)cr->seed);
-	if (cr->key_type == BLOOM_KEY_NET && cr->fpr_ppb)
+	if (cr->key_type == BLOOM_KEY_NET && cr->fpr_ppb && own_lengths)
+		printf("  net: capacity in keys, a prefix a key (add --prefix-lengths all); the rate is a lookup's over up to %u prefix lengths\n",
+		       bloom_geom_probes(&core->g));
+	else if (cr->key_type == BLOOM_KEY_NET && cr->fpr_ppb)
 		printf("  net: capacity in keys, for %llu prefixes as listed (add stores them as at most twice as many); the rate is a lookup's over up to %u prefix lengths\n",
 		       (unsigned long long)(cr->capacity / EXPAND_BUDGET),
 		       bloom_geom_probes(&core->g));
@@ -107,6 +111,21 @@ static void create_text(const char *name, const struct bloom_ioc_create *cr,
 	printf(" of the first stage)\n");
 }
 
+/*
+ * --prefix-lengths all: the keys will be added at their own lengths (add
+ * --prefix-lengths all, as a ban manager adds decisions), so a net
+ * filter's --capacity counts keys, not prefixes to be expanded.
+ */
+static void own_lengths_option(struct geom_opts *o, const char *cmd,
+			       const char *arg)
+{
+	if (strcmp(arg, "all"))
+		usage_error(cmd, "bad --prefix-lengths '%s': create takes 'all' (each prefix a key: --capacity counts keys); add chooses other lengths",
+			    arg);
+	o->own_lengths = true;
+	o->net_doubled = true;	/* geom_net_capacity(): nothing to double */
+}
+
 /* --value-bits V: a cuckoo filter's values, 1 to 8 bits. */
 static u32 value_bits_option(const char *cmd, const char *arg)
 {
@@ -121,10 +140,11 @@ static u32 value_bits_option(const char *cmd, const char *arg)
 
 /*
  * What create made (the kernel chose m and k, and the seed if random),
- * or with --exist the identical filter that was already there.
+ * or with --exist the identical filter that was already there; @o, what
+ * was asked.
  */
 static void create_print(const char *name, const struct bloom_ioc_create *cr,
-			 bool existed)
+			 const struct geom_opts *o, bool existed)
 {
 	struct bloom_geom g = {
 		.bits = cr->bits, .hashes = cr->hashes, .layout = cr->layout,
@@ -137,7 +157,7 @@ static void create_print(const char *name, const struct bloom_ioc_create *cr,
 	if (opts.format == OUT_JSON)
 		create_json(name, cr, &core, existed);
 	else if (!opts.quiet)
-		create_text(name, cr, &core, existed);
+		create_text(name, cr, &core, existed, o->own_lengths);
 }
 
 /* How a growing filter's settings differ from create's options, or NULL. */
@@ -226,7 +246,7 @@ static void create_exists(const char *name, const struct geom_opts *o)
 	cr.growth = sl.s.growth;
 	cr.tighten_pct = sl.s.tighten_pct;
 	cr.value_bits = o->value_bits;
-	create_print(name, &cr, true);
+	create_print(name, &cr, o, true);
 }
 
 int cmd_create(int argc, char **argv)
@@ -235,6 +255,7 @@ int cmd_create(int argc, char **argv)
 		COMMON_LONGOPTS, GEOM_LONGOPTS,
 		{ "exist",	no_argument,		NULL, 'x' },
 		{ "probes",	required_argument,	NULL, OPT_PROBES },
+		{ "prefix-lengths", required_argument,	NULL, OPT_PREFIX_LENGTHS },
 		{ "value-bits",	required_argument,	NULL, OPT_VALUE_BITS },
 		AGE_LONGOPTS, GROW_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
@@ -252,6 +273,8 @@ int cmd_create(int argc, char **argv)
 			exist = true;
 		else if (c == OPT_PROBES)
 			o.probes = probes_option(argv[0], optarg);
+		else if (c == OPT_PREFIX_LENGTHS)
+			own_lengths_option(&o, argv[0], optarg);
 		else if (c == OPT_VALUE_BITS)
 			o.value_bits = (u8)value_bits_option(argv[0], optarg);
 		else if (!age_option(&o, argv[0], c, optarg) &&
@@ -264,6 +287,8 @@ int cmd_create(int argc, char **argv)
 	check_name(argv[0], name);
 	if (o.layout == BLOOM_LAYOUT_FUSE)
 		usage_error(argv[0], "a static filter is built from its keys, not created: bloomctl build --kind fuse8 ... --out FILE, then bloomctl restore FILE");
+	if (o.own_lengths && o.key_type != BLOOM_KEY_NET)
+		usage_error(argv[0], "--prefix-lengths is for net filters (--key net)");
 	if (o.value_bits && o.layout != BLOOM_LAYOUT_CUCKOO)
 		usage_error(argv[0], "--value-bits keeps a value beside each key of a cuckoo filter: give --layout cuckoo (a static map: bloomctl build --kind fuse8 --values)");
 	geom_opts_finish(&o, argv[0]);
@@ -305,7 +330,7 @@ int cmd_create(int argc, char **argv)
 	if (err)
 		die_dev(what_of("create", name), err, name);
 
-	create_print(name, &cr, false);
+	create_print(name, &cr, &o, false);
 	return EXIT_OK;
 }
 
