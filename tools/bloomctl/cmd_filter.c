@@ -123,7 +123,6 @@ static void own_lengths_option(struct geom_opts *o, const char *cmd,
 		usage_error(cmd, "bad --prefix-lengths '%s': create takes 'all' (each prefix a key: --capacity counts keys); add chooses other lengths",
 			    arg);
 	o->own_lengths = true;
-	o->net_doubled = true;	/* geom_net_capacity(): nothing to double */
 }
 
 /* --value-bits V: a cuckoo filter's values, 1 to 8 bits. */

@@ -268,12 +268,13 @@ const char *geom_problem(const struct bloom_geom *g)
  * The --capacity of a net filter sized by its rate counts prefixes as
  * listed: add (and build) store a list at the lengths that at most
  * double its keys (EXPAND_BUDGET, prefixes.c), so the filter is sized
- * for that many keys. Once.
+ * for that many keys. Once; not for a filter whose keys will be added
+ * at their own lengths (create --prefix-lengths all): it counts keys.
  */
 void geom_net_capacity(struct geom_opts *o)
 {
 	if (o->key_type != BLOOM_KEY_NET || o->bits || o->hashes ||
-	    o->net_doubled || !o->capacity)
+	    o->net_doubled || o->own_lengths || !o->capacity)
 		return;
 	o->net_doubled = true;
 	if (o->capacity <= U64_MAX / EXPAND_BUDGET)

@@ -165,14 +165,19 @@ class BloomAction(ActionBase):
                     break
 
     def _batch(self, cmd, *keys):
-        """Keys to BLOOM_IOC_ADD or _DEL in one call, under the lock."""
+        """Keys to BLOOM_IOC_ADD or _DEL in one call, under the lock. Not
+        all or nothing: an OSError's "done" is how many were applied."""
         if self.fd is None:
             self.fd = os.open("/dev/bloom", os.O_RDWR | os.O_CLOEXEC)
         data = b"".join(keys)
         buf = (ctypes.c_char * len(data)).from_buffer_copy(data)
         arg = bytearray(BATCH.pack(self.set.encode(), ctypes.addressof(buf),
                                    0, len(keys), KEY_NET.size, 0, 0, 0))
-        fcntl.ioctl(self.fd, cmd, arg, True)
+        try:
+            fcntl.ioctl(self.fd, cmd, arg, True)
+        except OSError as e:
+            e.done = BATCH.unpack(arg)[5]
+            raise
 
     # --- a start whole at once ---
 
@@ -185,34 +190,41 @@ class BloomAction(ActionBase):
             return {}
         forbantime = (None if jail.getBanTimeExtra("increment")
                       else jail.actions.getBanTime())
-        now, bans = time.time(), {}
+        now, bans, n = time.time(), {}, 0
         for ticket in db.getCurrentBans(jail=jail, forbantime=forbantime):
             ip = ticket.getID()
             end = ticket.getEndOfBanTime(forbantime)
-            if end <= now or jail.filter.inIgnoreIPList(ip):
+            if end <= now or jail.filter.inIgnoreIPList(ip, log_ignore=False):
                 continue
-            key = net_key(str(ip), self.prefix4, self.prefix6)
+            try:
+                key = net_key(str(ip), self.prefix4, self.prefix6)
+            except ValueError:	# not an address (a banip of a name)
+                continue	# fail2ban's own restore says what it does
             bans[key] = max(end, bans.get(key, end))
-        return bans
+            n += 1
+        return bans, n
 
     def _restore(self):
         """Under the lock, the filter empty: the database's bans, in one
-        call. On any failure, fail2ban's re-bans do it as before."""
+        call. On a failure, those applied are kept (as restored), and
+        fail2ban's re-bans add the others as before."""
+        bans, n = {}, 0
         try:
-            bans = self._current_bans()
+            bans, n = self._current_bans()
             if bans:
                 self._batch(BLOOM_IOC_ADD, *bans)
         except Exception as e:     # fail2ban's own, the database's, ours
-            # Some may be in: empty it again.
-            self._run(self.bloomctl + ["-q", "clear", self.set], check=False)
-            self._logSys.warning("%s: bans not restored at start (%s): "
-                                 "fail2ban bans each again", self._name, e)
-            return
+            done = getattr(e, "done", 0)
+            self._logSys.warning("%s: %d of %d keys restored at start (%s): "
+                                 "fail2ban bans the others again",
+                                 self._name, done, len(bans), e)
+            bans = dict(list(bans.items())[:done])
+            n = None
         self.pending = bans
         self._schedule()
-        if bans:
-            self._logSys.info("%s: %d bans restored at start", self._name,
-                              len(bans))
+        if bans and n is not None:
+            self._logSys.info("%s: %d bans restored at start (%d keys)",
+                              self._name, n, len(bans))
 
     def _schedule(self, floor=0):
         """Under the lock: the next end among the pending keys, no sooner
@@ -272,14 +284,18 @@ class BloomAction(ActionBase):
         self._rules_in_place()
 
     def stop(self):
-        self._rules_out()
-        with self._lock:
-            if self.fd is not None:
-                os.close(self.fd)
-                self.fd = None
-            self.refs.clear()
-            self.pending.clear()
-            self._schedule()
+        try:
+            self._rules_out()
+        finally:
+            # Whatever the rules did: no timer of this start may touch
+            # the filter of the next.
+            with self._lock:
+                self.refs.clear()
+                self.pending.clear()
+                self._schedule()
+                fd, self.fd = self.fd, None
+                if fd is not None:
+                    os.close(fd)
         self._run(self.bloomctl + ["-q", "destroy", self.set], check=False)
 
     def flush(self):
@@ -304,15 +320,26 @@ class BloomAction(ActionBase):
         old_set = (self.set, self.capacity, self.fprate, self.prefix4,
                    self.prefix6)
         self._rules_out()
-        self._configure(**opts)
-        if (self.set, self.capacity, self.fprate, self.prefix4,
-                self.prefix6) != old_set:
+        try:
+            # Under the lock: the timer must not see the new name or
+            # prefixes. A bad option changes nothing.
+            with self._lock:
+                saved = dict(vars(self))
+                try:
+                    self._configure(**opts)
+                except Exception:
+                    vars(self).update(saved)
+                    raise
+                new_set = (self.set, self.capacity, self.fprate,
+                           self.prefix4, self.prefix6)
+                (self.set, self.capacity, self.fprate, self.prefix4,
+                 self.prefix6) = old_set
+        finally:
+            self._rules_in_place()
+        if new_set != old_set:
             self._logSys.warning("%s: the filter's name, size and prefixes "
                                  "change at the jail's next start",
                                  self._name)
-            (self.set, self.capacity, self.fprate, self.prefix4,
-             self.prefix6) = old_set
-        self._rules_in_place()
         if [self._rule(t, "-C") for t in self.tables] != old_rule:
             self._logSys.info("%s: rules replaced", self._name)
 
