@@ -352,7 +352,9 @@ static void build_static_keys(const char *path, struct geom_opts *o,
 	if (!kl.count && !allow_empty)
 		keys_none("build", "build from", in, EMPTY_BUILD);
 	if (kl.type == BLOOM_KEY_NET) {
-		geom_net_capacity(o);	/* -n: prefixes, as for the others */
+		/* -n: prefixes, as for the others */
+		o->own_lengths = po->mode == PREFIX_ALL;
+		geom_net_capacity(o);
 		prefix_histogram(&kl, hist);
 		prefix_plan(po, hist, kl.count, NULL, o->capacity, &lens,
 			    "build");
@@ -376,6 +378,7 @@ static void build_net_plan(struct build_run *b, struct geom_opts *o,
 			 po->mode == PREFIX_AUTO;
 
 	/* -n counts prefixes (geom.c); the keys counted are keys. */
+	o->own_lengths = po->mode == PREFIX_ALL;
 	geom_net_capacity(o);
 	o->net_doubled = true;
 	if (as_create)

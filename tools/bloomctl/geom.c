@@ -269,7 +269,8 @@ const char *geom_problem(const struct bloom_geom *g)
  * listed: add (and build) store a list at the lengths that at most
  * double its keys (EXPAND_BUDGET, prefixes.c), so the filter is sized
  * for that many keys. Once; not for a filter whose keys will be added
- * at their own lengths (create --prefix-lengths all): it counts keys.
+ * at their own lengths (create or build --prefix-lengths all): it counts
+ * keys.
  */
 void geom_net_capacity(struct geom_opts *o)
 {

@@ -101,7 +101,8 @@
 "next chosen length that cover it (a /23 as two /24s; no prefix becomes\n" \
 "more than 65536). The answer for every address is unchanged.\n" \
 "      --prefix-lengths LIST  the lengths: 16,24,32 (IPv4), 6:48 (IPv6),\n" \
-"                     'all' (every length listed: no expansion) or 'auto'\n" \
+"                     'all' (every length listed: no expansion; build's\n" \
+"                     --capacity then counts keys, one a prefix) or 'auto'\n" \
 "                     (default: the fewest lengths that at most double the\n" \
 "                     keys, within the capacity when it is given)\n" \
 "      --probes P     at most P lengths, the fewest keys for them\n" \
